@@ -1,0 +1,136 @@
+/**
+ * The only reader of the environment. `loadConfig` validates every variable against one schema,
+ * converts it into typed values and returns a frozen object that is passed down explicitly.
+ */
+import Type, { type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+const UINT = '^(0|[1-9][0-9]*)$';
+const POSITIVE_INT = '^[1-9][0-9]*$';
+const DECIMAL = '^(0|[1-9][0-9]*)(\\.[0-9]{1,9})?$';
+const BOOL = '^(true|false|1|0)$';
+
+const EnvSchema = Type.Object({
+  HOST: Type.Optional(Type.String({ minLength: 1, description: 'Address the HTTP server listens on' })),
+  PORT: Type.Optional(Type.String({ pattern: UINT })),
+  SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  SOLANA_WS_URL: Type.Optional(Type.String({ pattern: '^wss?://' })),
+  COMMITMENT: Type.Optional(Type.Union([Type.Literal('processed'), Type.Literal('confirmed'), Type.Literal('finalized')])),
+  MAX_PRIORITY_FEE_SOL: Type.Optional(Type.String({ pattern: DECIMAL })),
+  MAX_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  MAX_MNEMONIC_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  MAX_VANITY_LENGTH: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  API_KEYS: Type.Optional(Type.String()),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  RATE_LIMIT_BURN_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  RATE_LIMIT_GENERATE_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  RATE_LIMIT_WALLETS_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  BURN_DEADLINE_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  VANITY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+  ),
+  LOCALNET_PORT: Type.Optional(Type.String({ pattern: UINT })),
+});
+
+export type Env = Static<typeof EnvSchema>;
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** Unset: start the embedded local chain. */
+  readonly solanaRpcUrl: string | undefined;
+  readonly solanaWsUrl: string | undefined;
+  readonly commitment: Commitment;
+  readonly maxPriorityFeeLamports: bigint;
+  readonly maxWalletsPerRequest: number;
+  readonly maxMnemonicWalletsPerRequest: number;
+  readonly maxVanityLength: number;
+  /** Raw entries: a plain key, or `sha256:<hex>` of a key. */
+  readonly apiKeys: readonly string[];
+  readonly metricsToken: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly rateLimit: { readonly burnPerMin: number; readonly generatePerMin: number; readonly walletsPerMin: number };
+  readonly burnDeadlineMs: number;
+  readonly vanityTimeoutMs: number;
+  /** Passed to Fastify's `trustProxy`: false, true, a hop count, or a list of addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string;
+  readonly logLevel: LogLevel;
+  readonly localnetPort: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LAMPORTS_PER_SOL = 1_000_000_000n;
+
+/** Exact decimal SOL string (at most 9 decimals) → lamports. */
+export function solStringToLamports(sol: string): bigint {
+  const [whole = '0', fraction = ''] = sol.split('.');
+  return BigInt(whole) * LAMPORTS_PER_SOL + BigInt(fraction.padEnd(9, '0'));
+}
+
+function toPort(value: string | undefined, fallback: number, name: string): number {
+  const port = value === undefined ? fallback : Number(value);
+  if (port > 65535) throw new ConfigError(`${name} must be a port number from 0 to 65535, got ${value}`);
+  return port;
+}
+
+function toTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true') return true;
+  if (/^[1-9][0-9]*$/.test(value)) return Number(value);
+  return value;
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const picked: Record<string, string> = {};
+  for (const name of Object.keys(EnvSchema.properties)) {
+    const value = env[name];
+    // An empty variable means "not set", as in most shells' `FOO= cmd`.
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  if (!Value.Check(EnvSchema, picked)) {
+    const problems = [...Value.Errors(EnvSchema, picked)].map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`);
+    throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
+  }
+  const e = picked as Env;
+  const int = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Number(value));
+  const apiKeys = (e.API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+  for (const key of apiKeys) {
+    if (key.startsWith('sha256:') && !/^sha256:[0-9a-fA-F]{64}$/.test(key)) {
+      throw new ConfigError('Invalid configuration: API_KEYS has a sha256: entry that is not 64 hex digits');
+    }
+  }
+  const maxPriorityFeeLamports = solStringToLamports(e.MAX_PRIORITY_FEE_SOL ?? '0.01');
+
+  return Object.freeze({
+    host: e.HOST ?? '127.0.0.1',
+    port: toPort(e.PORT, 8080, 'PORT'),
+    solanaRpcUrl: e.SOLANA_RPC_URL,
+    solanaWsUrl: e.SOLANA_WS_URL,
+    commitment: e.COMMITMENT ?? 'confirmed',
+    maxPriorityFeeLamports,
+    maxWalletsPerRequest: int(e.MAX_WALLETS_PER_REQUEST, 10_000),
+    maxMnemonicWalletsPerRequest: int(e.MAX_MNEMONIC_WALLETS_PER_REQUEST, 100),
+    maxVanityLength: int(e.MAX_VANITY_LENGTH, 4),
+    apiKeys: Object.freeze(apiKeys),
+    metricsToken: e.METRICS_TOKEN,
+    redisUrl: e.REDIS_URL,
+    rateLimit: Object.freeze({
+      burnPerMin: int(e.RATE_LIMIT_BURN_PER_MIN, 10),
+      generatePerMin: int(e.RATE_LIMIT_GENERATE_PER_MIN, 60),
+      walletsPerMin: int(e.RATE_LIMIT_WALLETS_PER_MIN, 100_000),
+    }),
+    burnDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
+    vanityTimeoutMs: int(e.VANITY_TIMEOUT_MS, 30_000),
+    trustProxy: toTrustProxy(e.TRUST_PROXY),
+    logLevel: e.LOG_LEVEL ?? 'info',
+    localnetPort: toPort(e.LOCALNET_PORT, 8899, 'LOCALNET_PORT'),
+  });
+}

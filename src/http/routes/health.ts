@@ -1,0 +1,34 @@
+import Type from 'typebox';
+import type { AppDeps, CinderApp } from '../../app.ts';
+import { CinderError } from '../../errors.ts';
+
+export function registerHealthRoutes(app: CinderApp, { chain }: Pick<AppDeps, 'chain'>): void {
+  app.get(
+    '/health',
+    {
+      schema: {
+        summary: 'Liveness: the process is up',
+        tags: ['operations'],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        summary: 'Readiness: the Solana RPC answers',
+        tags: ['operations'],
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Ref('Problem') },
+      },
+    },
+    async () => {
+      if (!(await chain.isHealthy())) {
+        throw new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node does not answer.', { headers: { 'retry-after': '5' } });
+      }
+      return { status: 'ready' as const };
+    },
+  );
+}

@@ -1,0 +1,48 @@
+import { isSignature } from '@solana/kit';
+import Type from 'typebox';
+import type { AppDeps, CinderApp } from '../../app.ts';
+import { describeTransactionError } from '../../chain/transactionError.ts';
+import { CinderError } from '../../errors.ts';
+
+const RANK = { processed: 0, confirmed: 1, finalized: 2 } as const;
+
+export const TransactionStatusSchema = Type.Object({
+  transactionId: Type.String(),
+  tx_hash: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('success'), Type.Literal('failed')]),
+  message: Type.String(),
+  slot: Type.Optional(Type.Integer()),
+});
+
+export function registerTransactionsRoute(app: CinderApp, { chain }: Pick<AppDeps, 'chain'>): void {
+  app.get(
+    '/api/transactions/:signature',
+    {
+      schema: {
+        summary: 'The current status of a burn transaction',
+        description: 'pending → success | failed, never back. A signature the chain does not know is 404.',
+        tags: ['burn'],
+        params: Type.Object({ signature: Type.String({ description: 'Transaction signature (base58)' }) }),
+        response: { 200: TransactionStatusSchema, 400: Type.Ref('Problem'), 401: Type.Ref('Problem'), 404: Type.Ref('Problem'), 429: Type.Ref('Problem'), 503: Type.Ref('Problem') },
+      },
+    },
+    async (request) => {
+      const { signature } = request.params;
+      if (!isSignature(signature)) {
+        throw new CinderError('INVALID_SIGNATURE', 'signature is not a base58 transaction signature (64 bytes)', {
+          errors: [{ field: 'signature', message: 'is not a base58 signature of 64 bytes' }],
+        });
+      }
+      const status = await chain.getSignatureStatus(signature, Date.now() + 15_000);
+      if (!status) throw new CinderError('TRANSACTION_NOT_FOUND', `The chain has no record of transaction ${signature}.`);
+      const base = { transactionId: signature, tx_hash: signature, slot: Number(status.slot) };
+      if (status.err) {
+        return { ...base, status: 'failed' as const, message: `The transaction landed but failed: ${describeTransactionError(status.err)}; nothing it contained took effect.` };
+      }
+      const final = status.confirmationStatus !== null && RANK[status.confirmationStatus] >= RANK[chain.commitment];
+      return final
+        ? { ...base, status: 'success' as const, message: `The transaction is ${status.confirmationStatus}.` }
+        : { ...base, status: 'pending' as const, message: `The transaction was processed but is not yet ${chain.commitment}.` };
+    },
+  );
+}

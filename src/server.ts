@@ -1,0 +1,66 @@
+/**
+ * Entry point: read the configuration, start the embedded local chain when no RPC URL is given,
+ * build the app and listen. Everything else receives its dependencies from here.
+ */
+import { buildApp } from './app.ts';
+import { createChainAdapter } from './chain/chainAdapter.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { startLocalnet, type Localnet } from './localnet/index.ts';
+import { createLogger } from './logger.ts';
+import { createWalletGenerator } from './wallets/index.ts';
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+async function main(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  let localnet: Localnet | undefined;
+  if (!config.solanaRpcUrl) {
+    localnet = await startLocalnet({ port: config.localnetPort, logger });
+    logger.info({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl }, 'embedded local Solana chain started (no SOLANA_RPC_URL set)');
+  }
+  const rpcUrl = config.solanaRpcUrl ?? localnet!.rpcUrl;
+  const chain = createChainAdapter({ rpcUrl, commitment: config.commitment });
+  const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
+  const app = await buildApp({ config, logger, chain, wallets });
+
+  if (!LOOPBACK.test(config.host) && config.apiKeys.length === 0) {
+    logger.warn(
+      { host: config.host },
+      'WARNING: listening on a non-loopback address without API_KEYS: anyone who can reach this port can use the service',
+    );
+  }
+  const url = await app.listen({ host: config.host, port: config.port });
+  process.stdout.write(
+    `Cinder listening on ${url}\n` +
+      (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`),
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close(); // stops accepting, waits for in-flight requests
+    await wallets.close();
+    await localnet?.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+let config: Config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`cinder: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+main(config).catch((error: unknown) => {
+  process.stderr.write(`cinder: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

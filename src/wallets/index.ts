@@ -1,0 +1,241 @@
+/**
+ * Wallet generation for GET /api/generate_wallets: small requests run inline on the main thread,
+ * larger ones are split into batches on a piscina pool sized to the cores; vanity searches run
+ * there in time slices, so other requests keep their turn. The result is the response's JSON text
+ * as a list of byte arrays, to be written out as they are (no concatenation of large bodies) and
+ * wiped once sent. See generate.ts for the batch format.
+ */
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { CinderError } from '../errors.ts';
+import { CONTROL_FOUND, CONTROL_STOP, generateKeys, readBatch, type BatchView, type KeysTask, type VanityTask, type WalletTask } from './generate.ts';
+import type { MnemonicWords } from './mnemonic.ts';
+
+export interface WalletGeneratorOptions {
+  /** Worker threads; default os.availableParallelism(). */
+  threads?: number;
+  /** A vanity search gives up (422 VANITY_TIMEOUT) after this long. */
+  vanityTimeoutMs: number;
+  /** Plain requests of at most this many wallets run inline on the main thread (default 64). */
+  inlineMaxWallets?: number;
+  /** Wallets waiting for or running on the pool beyond which new requests get 503 (default 200,000). */
+  maxQueuedWallets?: number;
+}
+
+export interface VanityPattern {
+  /** base58 characters the address starts with ('' for none). */
+  prefix: string;
+  /** base58 characters the address ends with ('' for none). */
+  suffix: string;
+  ignoreCase: boolean;
+}
+
+export interface GenerateWalletsRequest {
+  n: number;
+  /** Add a BIP39 phrase of 12 or 24 words (m/44'/501'/0'/0'). */
+  mnemonic?: MnemonicWords | null;
+  /** Add `secretKeyBytes` (solana-keygen id.json array). */
+  keygen?: boolean;
+  vanity?: VanityPattern | null;
+  /** Abandons a vanity search (the client went away). */
+  signal?: AbortSignal;
+}
+
+/** The JSON body `{"wallets":[…],"keypairs":[…]}`, as parts to be written in order. */
+export interface GeneratedWallets {
+  count: number;
+  byteLength: number;
+  parts: Uint8Array[];
+  /** Keys generated to find them (vanity), or `count`. */
+  keysTried: number;
+  /** Zero every byte holding key material; call once the body has been sent. */
+  wipe(): void;
+}
+
+export interface WalletGenerator {
+  readonly threads: number;
+  generate(request: GenerateWalletsRequest): Promise<GeneratedWallets>;
+  /** Start the worker threads now rather than on the first large request. */
+  warmUp(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const WALLETS_OPEN = ascii('{"wallets":[');
+const KEYPAIRS_OPEN = ascii('],"keypairs":[');
+const BODY_CLOSE = ascii(']}');
+
+/** Plain keys per pool task (≈ 20 ms of work) and mnemonic keys per task (≈ 25 ms). */
+const KEYS_PER_TASK = 1024;
+const MNEMONIC_KEYS_PER_TASK = 8;
+const MIN_KEYS_PER_TASK = 32;
+const VANITY_SLICE_MS = 100;
+
+const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
+
+/** Joins batches into the response body: each list's first item loses its leading comma. */
+export function assembleBody(batches: BatchView[], keysTried: number): GeneratedWallets {
+  const filled = batches.filter((b) => b.count > 0);
+  const parts: Uint8Array[] = [WALLETS_OPEN];
+  filled.forEach((b, i) => parts.push(i === 0 ? b.addresses.subarray(1) : b.addresses));
+  parts.push(KEYPAIRS_OPEN);
+  filled.forEach((b, i) => parts.push(i === 0 ? b.keypairs.subarray(1) : b.keypairs));
+  parts.push(BODY_CLOSE);
+  let wiped = false;
+  return {
+    count: filled.reduce((sum, b) => sum + b.count, 0),
+    byteLength: parts.reduce((sum, p) => sum + p.byteLength, 0),
+    parts,
+    keysTried,
+    wipe() {
+      if (wiped) return;
+      wiped = true;
+      for (const b of batches) b.buffer.fill(0);
+    },
+  };
+}
+
+/** Splits n into task sizes of at most `perTask`, at least one task per thread when n allows. */
+export function splitWork(n: number, threads: number, perTask: number, minPerTask: number): number[] {
+  let tasks = Math.max(Math.ceil(n / perTask), Math.min(threads, Math.ceil(n / minPerTask)));
+  if (tasks > threads) tasks = Math.ceil(tasks / threads) * threads; // whole rounds: no thread left idle at the end
+  tasks = Math.min(tasks, n);
+  const base = Math.floor(n / tasks);
+  const extra = n % tasks;
+  return Array.from({ length: tasks }, (_, i) => base + (i < extra ? 1 : 0));
+}
+
+function wipeAll(batches: BatchView[]): void {
+  for (const b of batches) b.buffer.fill(0);
+}
+
+export function createWalletGenerator(options: WalletGeneratorOptions): WalletGenerator {
+  const threads = Math.max(1, options.threads ?? availableParallelism());
+  const inlineMaxWallets = options.inlineMaxWallets ?? 64;
+  const maxQueuedWallets = options.maxQueuedWallets ?? 200_000;
+  let pool: Piscina<WalletTask, Uint8Array> | undefined;
+  let queuedWallets = 0;
+  let closed = false;
+
+  function getPool(): Piscina<WalletTask, Uint8Array> {
+    if (closed) throw new CinderError('SERVICE_UNAVAILABLE', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
+    // Workers are unref'd by piscina while idle, so the pool never keeps the process alive.
+    pool ??= new Piscina<WalletTask, Uint8Array>({ filename: WORKER_URL, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    return pool;
+  }
+
+  async function runAll(tasks: WalletTask[]): Promise<BatchView[]> {
+    const p = getPool();
+    const settled = await Promise.allSettled(tasks.map((t) => p.run(t)));
+    const batches = settled.flatMap((s) => (s.status === 'fulfilled' ? [readBatch(s.value)] : []));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) {
+      wipeAll(batches);
+      throw failed.reason;
+    }
+    return batches;
+  }
+
+  async function reserve<T>(wallets: number, work: () => Promise<T>): Promise<T> {
+    if (queuedWallets + wallets > maxQueuedWallets) {
+      throw new CinderError('SERVICE_UNAVAILABLE', 'Wallet generation is at capacity; retry in a moment.', { headers: { 'retry-after': '1' } });
+    }
+    queuedWallets += wallets;
+    try {
+      return await work();
+    } finally {
+      queuedWallets -= wallets;
+    }
+  }
+
+  async function vanitySearch(request: GenerateWalletsRequest, pattern: VanityPattern): Promise<GeneratedWallets> {
+    const started = Date.now();
+    const control = new SharedArrayBuffer(8);
+    const flags = new Int32Array(control);
+    const task: VanityTask = {
+      kind: 'vanity',
+      want: request.n,
+      prefix: pattern.prefix,
+      suffix: pattern.suffix,
+      ignoreCase: pattern.ignoreCase,
+      keygen: request.keygen ?? false,
+      mnemonic: null,
+      deadline: started + options.vanityTimeoutMs,
+      sliceMs: VANITY_SLICE_MS,
+      control,
+    };
+    const stop = () => Atomics.store(flags, CONTROL_STOP, 2);
+    request.signal?.addEventListener('abort', stop, { once: true });
+    const batches: BatchView[] = [];
+    let tried = 0;
+    const p = getPool();
+    const lane = async () => {
+      while (Atomics.load(flags, CONTROL_STOP) === 0 && Date.now() < task.deadline) {
+        const batch = readBatch(await p.run(task));
+        tried += batch.tried;
+        batches.push(batch);
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: threads }, lane));
+    } catch (error) {
+      stop();
+      wipeAll(batches);
+      throw error;
+    } finally {
+      request.signal?.removeEventListener('abort', stop);
+    }
+    const found = Math.min(Atomics.load(flags, CONTROL_FOUND), request.n);
+    if (request.signal?.aborted) {
+      wipeAll(batches);
+      throw request.signal.reason;
+    }
+    if (found < request.n) {
+      wipeAll(batches);
+      const what = [pattern.prefix && `prefix "${pattern.prefix}"`, pattern.suffix && `suffix "${pattern.suffix}"`].filter(Boolean).join(' and ');
+      throw new CinderError(
+        'VANITY_TIMEOUT',
+        `Found ${found} of ${request.n} addresses with ${what}${pattern.ignoreCase ? ' (ignoring case)' : ''} in ${options.vanityTimeoutMs} ms; ` +
+          `${tried} keys tried. Use a shorter pattern, ignoreCase=true or a smaller n.`,
+        { extensions: { keysTried: tried } },
+      );
+    }
+    return assembleBody(batches, tried);
+  }
+
+  return {
+    threads,
+
+    async generate(request) {
+      const { n } = request;
+      if (!Number.isSafeInteger(n) || n < 1) throw new RangeError('n must be a positive integer');
+      const mnemonic = request.mnemonic ?? null;
+      const keygen = request.keygen ?? false;
+      if (request.vanity) {
+        if (mnemonic !== null) throw new RangeError('a vanity search cannot derive mnemonics');
+        const pattern = request.vanity;
+        return reserve(n, () => vanitySearch(request, pattern));
+      }
+      if (mnemonic === null && n <= inlineMaxWallets) {
+        if (closed) getPool(); // throws SERVICE_UNAVAILABLE
+        return assembleBody([readBatch(generateKeys({ kind: 'keys', count: n, keygen, mnemonic }))], n);
+      }
+      const sizes =
+        mnemonic === null ? splitWork(n, threads, KEYS_PER_TASK, MIN_KEYS_PER_TASK) : splitWork(n, threads, MNEMONIC_KEYS_PER_TASK, 1);
+      const tasks = sizes.map((count): KeysTask => ({ kind: 'keys', count, keygen, mnemonic }));
+      return reserve(n, async () => assembleBody(await runAll(tasks), n));
+    },
+
+    async warmUp() {
+      const batches = await runAll(Array.from({ length: threads }, (): KeysTask => ({ kind: 'keys', count: 1, keygen: false, mnemonic: null })));
+      wipeAll(batches);
+    },
+
+    async close() {
+      closed = true;
+      const p = pool;
+      pool = undefined;
+      await p?.destroy();
+    },
+  };
+}

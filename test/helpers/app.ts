@@ -1,0 +1,44 @@
+import { Writable } from 'node:stream';
+import { buildApp, type CinderApp } from '../../src/app.ts';
+import { createChainAdapter } from '../../src/chain/chainAdapter.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createWalletGenerator } from '../../src/wallets/index.ts';
+import { startTestChain, type TestChain } from './localChain.ts';
+
+export interface TestApp {
+  app: CinderApp;
+  chain: TestChain;
+  config: Config;
+  /** Everything the app logged so far (pino JSON lines, level debug and up). */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/** The real app over the real JSON-RPC path to a fresh local chain, with its log output captured. */
+export async function createTestApp(overrides: Partial<Config> = {}, options: { chain?: TestChain } = {}): Promise<TestApp> {
+  const chain = options.chain ?? (await startTestChain());
+  const config = Object.freeze({ ...loadConfig({ LOG_LEVEL: 'debug' }), ...overrides });
+  const chunks: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const logger = createLogger(config.logLevel, logStream);
+  const chainAdapter = createChainAdapter({ rpcUrl: chain.localnet.rpcUrl, commitment: config.commitment, pollIntervalMs: 50 });
+  const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
+  const app = await buildApp({ config, logger, chain: chainAdapter, wallets });
+  return {
+    app,
+    chain,
+    config,
+    logs: () => chunks.join(''),
+    async close() {
+      await app.close();
+      await wallets.close();
+      if (!options.chain) await chain.close();
+    },
+  };
+}
