@@ -6,11 +6,17 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { CinderError } from './errors.ts';
 import { errorHandler, ProblemSchema, sendProblem } from './http/problem.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { registerHealthRoutes } from './http/routes/health.ts';
 import { registerBurnTokensRoute } from './http/routes/burnTokens.ts';
 import { registerGenerateWalletsRoute } from './http/routes/generateWallets.ts';
 import { registerTransactionsRoute } from './http/routes/transactions.ts';
 import type { ChainAdapter } from './chain/chainAdapter.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { registerRateLimits } from './http/rateLimit.ts';
+import { createMetrics, instrumentChain, registerMetrics } from './metrics.ts';
+import { createStores } from './store/index.ts';
 import type { WalletGenerator } from './wallets/index.ts';
 
 export type CinderApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -52,6 +58,21 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
+  // API keys, rate limits, Idempotency-Key and metrics (README: "Authentication, rate limits and
+  // several instances"). In this order: auth identifies the client, the rate limiter counts it,
+  // auth refuses it (preParsing) before its body is read.
+  const metrics = createMetrics();
+  const stores = await createStores({ config: deps.config, logger: deps.logger, metrics });
+  app.addHook('onClose', stores.close);
+  registerAuth(app, deps);
+  await registerRateLimits(app, { config: deps.config, logger: deps.logger, metrics, redis: stores.redis, walletBudget: stores.walletBudget });
+  registerIdempotency(app, { config: deps.config, logger: deps.logger, metrics, store: stores.idempotency });
+  registerMetrics(app, { config: deps.config, metrics });
+  deps = { ...deps, chain: instrumentChain(deps.chain, metrics) };
+
+  // Before the routes: @fastify/swagger records each route as it is added (GET /openapi.json, /docs).
+  await registerOpenApi(app);
 
   registerHealthRoutes(app, deps);
   registerBurnTokensRoute(app, deps);

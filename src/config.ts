@@ -26,6 +26,7 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_BURN_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   RATE_LIMIT_GENERATE_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   RATE_LIMIT_WALLETS_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  RATE_LIMIT_STATUS_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   BURN_DEADLINE_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   VANITY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
@@ -55,6 +56,8 @@ export interface Config {
   readonly metricsToken: string | undefined;
   readonly redisUrl: string | undefined;
   readonly rateLimit: { readonly burnPerMin: number; readonly generatePerMin: number; readonly walletsPerMin: number };
+  /** GET /api/transactions/{signature} and any other /api request, per client per minute. */
+  readonly rateLimitStatusPerMin: number;
   readonly burnDeadlineMs: number;
   readonly vanityTimeoutMs: number;
   /** Passed to Fastify's `trustProxy`: false, true, a hop count, or a list of addresses/CIDRs. */
@@ -127,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       generatePerMin: int(e.RATE_LIMIT_GENERATE_PER_MIN, 60),
       walletsPerMin: int(e.RATE_LIMIT_WALLETS_PER_MIN, 100_000),
     }),
+    rateLimitStatusPerMin: int(e.RATE_LIMIT_STATUS_PER_MIN, 300),
     burnDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
     vanityTimeoutMs: int(e.VANITY_TIMEOUT_MS, 30_000),
     trustProxy: toTrustProxy(e.TRUST_PROXY),

@@ -18,6 +18,7 @@ const ERRORS = {
   INVALID_PARAMETER: [400, 'Invalid parameter'],
   INVALID_SIGNATURE: [400, 'Invalid transaction signature'],
   IDEMPOTENCY_KEY_REUSED: [400, 'Idempotency key reused with a different request'],
+  INVALID_IDEMPOTENCY_KEY: [400, 'Invalid idempotency key'],
   // 400: the chain state does not allow the burn; nothing was sent
   MINT_NOT_FOUND: [400, 'Mint not found'],
   NO_TOKEN_ACCOUNT: [400, 'No token account'],
@@ -29,6 +30,7 @@ const ERRORS = {
   TRANSACTION_REJECTED: [400, 'Transaction rejected by simulation'],
   // other client errors
   UNAUTHORIZED: [401, 'Unauthorized'],
+  FORBIDDEN: [403, 'Forbidden'],
   NOT_FOUND: [404, 'Not Found'],
   TRANSACTION_NOT_FOUND: [404, 'Transaction not found'],
   METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],

@@ -10,12 +10,12 @@ import {
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
-  type AccountMeta,
   type Address,
   type Instruction,
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getBurnCheckedInstruction, getCloseAccountInstruction } from '@solana-program/token';
+import { getHarvestWithheldTokensToMintInstruction } from '@solana-program/token-2022';
 import { CinderError } from '../errors.ts';
 import { TOKEN_2022_PROGRAM_ADDRESS, type MintState, type TokenAccountState, type TokenProgram } from './tokenState.ts';
 
@@ -90,16 +90,6 @@ function assertClosable(owner: Address, accounts: readonly TokenAccountState[]):
   }
 }
 
-/** Harvest (Token-2022 TransferFeeExtension::HarvestWithheldTokensToMint): [26, 4], mint then sources. */
-export function getHarvestWithheldTokensToMintInstruction(mint: Address, sources: readonly Address[]): Instruction {
-  // Written by hand: the Token-2022 client package does not support this @solana/kit major yet.
-  const accounts: AccountMeta[] = [
-    { address: mint, role: 1 /* WRITABLE */ },
-    ...sources.map((address) => ({ address, role: 1 /* WRITABLE */ }) as AccountMeta),
-  ];
-  return { programAddress: TOKEN_2022_PROGRAM_ADDRESS, accounts, data: new Uint8Array([26, 4]) };
-}
-
 function instructionsFor(owner: Address, mint: MintState, account: TokenAccountState): Instruction[] {
   const config = { programAddress: mint.tokenProgram };
   const close = getCloseAccountInstruction({ account: account.address, destination: owner, owner }, config);
@@ -131,7 +121,7 @@ function transactionSize(owner: Address, instructions: Instruction[]): number {
 function buildTransaction(owner: Address, mint: MintState, accounts: readonly TokenAccountState[]): PlannedTransaction {
   const harvest = accounts.filter((a) => a.withheldAmount > 0n).map((a) => a.address);
   const instructions = [
-    ...(harvest.length > 0 ? [getHarvestWithheldTokensToMintInstruction(mint.address, harvest)] : []),
+    ...(harvest.length > 0 ? [getHarvestWithheldTokensToMintInstruction({ mint: mint.address, sources: harvest })] : []),
     ...accounts.flatMap((account) => instructionsFor(owner, mint, account)),
   ];
   return {

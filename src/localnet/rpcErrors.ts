@@ -23,8 +23,9 @@ export class RpcError extends Error {
   }
 }
 
-export function invalidParams(detail: string): RpcError {
-  return new RpcError(RpcErrorCode.INVALID_PARAMS, `Invalid params: ${detail}`);
+/** -32602 with the message as given (the validator words each case differently). */
+export function invalidParams(message: string): RpcError {
+  return new RpcError(RpcErrorCode.INVALID_PARAMS, message);
 }
 
 /** The validator's wording for a bad single parameter (`Invalid param: ...`). */

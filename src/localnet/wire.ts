@@ -127,8 +127,15 @@ export function withBlockhash(wire: WireTransaction, blockhash: Blockhash): Wire
   return parseWireTransaction(bytes);
 }
 
-function sameBytes(a: Uint8Array | ReadonlyArray<number>, b: Uint8Array): boolean {
+function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** All signatures in wire order, base58 (an unsigned slot is 64 zero bytes, "1111…"). */
+export function signaturesOf(wire: WireTransaction): string[] {
+  const [count, start] = getShortU16Decoder().read(wire.bytes, 0);
+  const decoder = getBase58Decoder();
+  return Array.from({ length: count }, (_, i) => decoder.decode(wire.bytes.subarray(start + i * 64, start + (i + 1) * 64)));
 }

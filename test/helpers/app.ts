@@ -18,7 +18,15 @@ export interface TestApp {
 /** The real app over the real JSON-RPC path to a fresh local chain, with its log output captured. */
 export async function createTestApp(overrides: Partial<Config> = {}, options: { chain?: TestChain } = {}): Promise<TestApp> {
   const chain = options.chain ?? (await startTestChain());
-  const config = Object.freeze({ ...loadConfig({ LOG_LEVEL: 'debug' }), ...overrides });
+  // Limits high enough that only tests about rate limiting (which override them) ever meet one.
+  const defaults = loadConfig({
+    LOG_LEVEL: 'debug',
+    RATE_LIMIT_BURN_PER_MIN: '100000',
+    RATE_LIMIT_GENERATE_PER_MIN: '100000',
+    RATE_LIMIT_WALLETS_PER_MIN: '100000000',
+    RATE_LIMIT_STATUS_PER_MIN: '100000',
+  });
+  const config = Object.freeze({ ...defaults, ...overrides });
   const chunks: string[] = [];
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, callback) {

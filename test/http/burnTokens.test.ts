@@ -319,7 +319,7 @@ describe('POST /api/burn_tokens: 400 before anything is sent', () => {
         [{ field: 'userPrivateKey', message: 'the public half of the 64-byte key does not match its private half' }],
       );
       assert.ok(!JSON.stringify(body).includes(mismatched.slice(0, 10)));
-      assertProblem(await burn({ mint: h.mint, priorityFee: 0, userPrivateKey: 'abc' }), 400, 'INVALID_PRIVATE_KEY', /got 2 bytes/);
+      assertProblem(await burn({ mint: h.mint, priorityFee: 0, userPrivateKey: 'abc' }), 400, 'INVALID_PRIVATE_KEY', /got 3 bytes/);
       assertProblem(await burn({ mint: h.mint, priorityFee: 0, userPrivateKey: 12345 }), 400, 'INVALID_PRIVATE_KEY', 'userPrivateKey is not in any of the accepted forms', [
         { field: 'userPrivateKey', message: 'is not in any of the accepted forms' },
       ]);

@@ -13,10 +13,14 @@ const BASE58_CHARS = 'base58 characters (1-9, A-Z and a-z except 0, O, I and l)'
 const ONE_WRITE_MAX_BYTES = 64 * 1024;
 
 export function generateWalletsQuerySchema(config: Config) {
-  const pattern = Type.String({
-    pattern: `^${BASE58_CHAR}{1,${config.maxVanityLength}}$`,
-    description: `Vanity: ${BASE58_CHARS}; prefix and suffix together at most ${config.maxVanityLength} characters (MAX_VANITY_LENGTH). Each extra character makes the search about 58 times longer (about 58/2 with ignoreCase).`,
-  });
+  const vanity = (where: string) =>
+    Type.String({
+      pattern: `^${BASE58_CHAR}{1,${config.maxVanityLength}}$`,
+      description:
+        `Vanity: the address ${where} these ${BASE58_CHARS}; prefix and suffix together at most ${config.maxVanityLength} ` +
+        'characters (MAX_VANITY_LENGTH). Each character makes the search about 58 times longer (about 29 with ignoreCase); ' +
+        'past VANITY_TIMEOUT_MS the answer is 422 VANITY_TIMEOUT.',
+    });
   return Type.Object(
     {
       n: Type.String({
@@ -29,8 +33,8 @@ export function generateWalletsQuerySchema(config: Config) {
           description: "Also return a BIP39 mnemonic of 12 or 24 words for each wallet; the key is the one derived at m/44'/501'/0'/0', as in Phantom and Solflare.",
         }),
       ),
-      prefix: Type.Optional({ ...pattern, description: `The address starts with these characters. ${pattern.description}` }),
-      suffix: Type.Optional({ ...pattern, description: `The address ends with these characters. ${pattern.description}` }),
+      prefix: Type.Optional(vanity('starts with')),
+      suffix: Type.Optional(vanity('ends with')),
       ignoreCase: Type.Optional(
         Type.Union([Type.Literal('true'), Type.Literal('false')], {
           description: 'Vanity: match prefix and suffix ignoring letter case (default false). Only with prefix or suffix.',

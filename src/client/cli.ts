@@ -1,0 +1,425 @@
+/**
+ * The `cinder` command (bin/cinder.js loads this file through tsx, so nothing is built):
+ *   cinder serve                       the server, as `npm start`
+ *   cinder wallets -n N [--out FILE] [--format json|csv|keypair-files]
+ *   cinder burn --mint M --priority-fee SOL (--key-file PATH | --key-env VAR)
+ *   cinder status SIGNATURE
+ * Client commands use the SDK (./index.js). Exit codes: 0 done, 1 failed (an error, or a burn that
+ * failed), 2 usage error, 3 a transaction whose outcome is not known yet (pending).
+ *
+ * A private key is never taken as an argument (shell history, `ps`), never printed and never put
+ * in an error message; arguments are echoed only when they cannot be a key.
+ */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair } from './index.js';
+
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, PENDING: 3 } as const;
+
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+const DEFAULT_BATCH = 1000;
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  cwd: string;
+}
+
+class UsageError extends Error {}
+class CliError extends Error {
+  constructor(message: string, readonly exitCode: number = EXIT.FAILED) {
+    super(message);
+  }
+}
+
+type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+const GLOBAL_OPTIONS = {
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  json: { type: 'boolean' },
+} satisfies OptionSpec;
+
+const COMMAND_OPTIONS = {
+  serve: {},
+  wallets: {
+    n: { type: 'string', short: 'n' },
+    out: { type: 'string', short: 'o' },
+    format: { type: 'string' },
+    'batch-size': { type: 'string' },
+  },
+  burn: {
+    mint: { type: 'string' },
+    'priority-fee': { type: 'string' },
+    'key-file': { type: 'string' },
+    'key-env': { type: 'string' },
+    'idempotency-key': { type: 'string' },
+  },
+  status: {},
+} satisfies Record<string, OptionSpec>;
+
+type Command = keyof typeof COMMAND_OPTIONS;
+
+const HELP = `Usage: cinder <command> [options]
+
+Commands:
+  serve                      Start the Cinder server (same as npm start; configured by environment variables)
+  wallets -n N               Generate N wallets
+      [--out FILE]             write them to FILE (created with mode 0600) instead of standard output;
+                               with --format keypair-files, the directory for the key files
+      [--format json|csv|keypair-files]
+                               json (default): {"wallets":[...],"keypairs":[...]}; csv: address,privateKey lines;
+                               keypair-files: one solana-keygen <address>.json file per wallet (mode 0600)
+      [--batch-size N]         wallets per request (default ${DEFAULT_BATCH}; halved when the server allows fewer)
+  burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)
+                             Burn the whole balance of MINT held by the key and reclaim the account rent.
+                             The key is read from a file (solana-keygen JSON array or base58 text) or from an
+                             environment variable, never from an argument (it would land in shell history).
+      [--idempotency-key K]    reuse K to retry a burn safely (default: a new one per call)
+  status SIGNATURE           The status of a burn transaction
+
+Options:
+  --url URL                  Cinder's address (default $CINDER_URL, else ${DEFAULT_URL})
+  --api-key KEY              API key (default $CINDER_API_KEY; prefer the variable: arguments land in shell history)
+  --json                     burn, status: print the result as JSON
+  -h, --help                 This help
+  --version                  The version
+
+Exit codes: 0 done, 1 failed (error, or the burn failed), 2 usage error, 3 pending (check again with cinder status).
+`;
+
+/** Options that would put a key on the command line: refused before anything else, without echoing the value. */
+const KEY_OPTIONS = /^--?(k|key|private-key|privatekey|user-private-key|userprivatekey|secret-key|secret|keypair)(=.*)?$/i;
+
+function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise((done, fail) => stream.write(text, (error) => (error ? fail(error) : done())));
+}
+
+function parse(argv: string[]) {
+  const keyOption = argv.find((a) => KEY_OPTIONS.test(a));
+  if (keyOption) {
+    throw new UsageError(
+      `${keyOption.split('=')[0]} is not accepted: a key given as an argument lands in shell history and in the process list. ` +
+        'Use --key-file PATH (a solana-keygen JSON file, or a file holding the base58 key) or --key-env VAR.',
+    );
+  }
+  const options: OptionSpec = { ...GLOBAL_OPTIONS };
+  for (const spec of Object.values(COMMAND_OPTIONS)) Object.assign(options, spec);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    // Node's messages name the option, never a value that is not an option name.
+    throw new UsageError((error as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '.'));
+  }
+  const [command, ...rest] = parsed.positionals;
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (command !== undefined && !(command in COMMAND_OPTIONS)) {
+    throw new UsageError(`unknown command "${/^[a-z-]{1,20}$/.test(command) ? command : '…'}" (commands: serve, wallets, burn, status)`);
+  }
+  if (command !== undefined) {
+    const allowed = new Set([...Object.keys(GLOBAL_OPTIONS), ...Object.keys(COMMAND_OPTIONS[command as Command])]);
+    for (const name of Object.keys(values)) {
+      if (!allowed.has(name)) throw new UsageError(`--${name} is not an option of "cinder ${command}"`);
+    }
+  }
+  return { command: command as Command | undefined, rest, values };
+}
+
+function stringOption(values: Record<string, unknown>, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function positiveInteger(text: string | undefined, name: string): number {
+  if (text === undefined) throw new UsageError(`${name} is required`);
+  if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`${name} must be a positive whole number, e.g. ${name} 10`);
+  }
+  return Number(text);
+}
+
+function clientFor(values: Record<string, unknown>, io: CliIo, retry?: { retries: number; maxDelayMs: number }): CinderClient {
+  const url = stringOption(values, 'url') ?? (io.env.CINDER_URL || DEFAULT_URL);
+  const apiKey = stringOption(values, 'api-key') ?? (io.env.CINDER_API_KEY || undefined);
+  try {
+    return createCinderClient({ baseUrl: url, apiKey, ...(retry ? { retry } : {}) });
+  } catch (error) {
+    if (error instanceof CinderApiError) throw new UsageError(`--url: ${error.detail}`);
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// wallets
+
+type WalletFormat = 'json' | 'csv' | 'keypair-files';
+
+interface Progress {
+  update(done: number): void;
+  stop(): void;
+}
+
+async function progressBar(io: CliIo, total: number): Promise<Progress> {
+  if (!io.stderr.isTTY) return { update() {}, stop() {} };
+  // cli-progress is loaded only when there is a terminal to draw on.
+  const { default: cliProgress } = await import('cli-progress');
+  const bar = new cliProgress.SingleBar(
+    { stream: io.stderr, format: 'wallets [{bar}] {percentage}% | {value}/{total} | {duration_formatted}', hideCursor: true, fps: 10 },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return {
+    update: (done) => bar.update(done),
+    stop: () => bar.stop(),
+  };
+}
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+function base58(bytes: readonly number[]): string {
+  let value = 0n;
+  for (const byte of bytes) value = value * 256n + BigInt(byte);
+  let text = '';
+  while (value > 0n) {
+    text = BASE58[Number(value % 58n)] + text;
+    value /= 58n;
+  }
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    text = '1' + text;
+  }
+  return text;
+}
+
+/** The 64-byte array of a solana-keygen file, checked against the address it is saved under. */
+function keygenBytes(keypair: Keypair): number[] {
+  const bytes = keypair.secretKeyBytes;
+  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+    throw new CliError('the server did not return the key bytes (format=keygen) of a wallet');
+  }
+  if (base58(bytes.slice(32)) !== keypair.address) throw new CliError('the server returned key bytes that do not match their address');
+  return bytes;
+}
+
+function csvLines(keypairs: readonly Keypair[]): string {
+  return keypairs.map((k) => `${k.address},${k.privateKey}\n`).join('');
+}
+
+async function createPrivateFile(path: string, content: string): Promise<void> {
+  try {
+    await writeFile(path, content, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new CliError(`${path} already exists; cinder never overwrites a key file`);
+    throw new CliError(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}
+
+async function wallets(values: Record<string, unknown>, io: CliIo): Promise<number> {
+  const n = positiveInteger(stringOption(values, 'n'), '-n');
+  const format = (stringOption(values, 'format') ?? 'json') as WalletFormat;
+  if (!['json', 'csv', 'keypair-files'].includes(format)) throw new UsageError('--format must be json, csv or keypair-files');
+  const out = stringOption(values, 'out');
+  if (format === 'keypair-files' && out === undefined) throw new UsageError('--format keypair-files needs --out DIRECTORY');
+  let batch = positiveInteger(stringOption(values, 'batch-size') ?? String(DEFAULT_BATCH), '--batch-size');
+  // Large jobs meet the rate limits: wait as long as the server asks (up to a minute, ten times).
+  const client = clientFor(values, io, { retries: 10, maxDelayMs: 60_000 });
+
+  let outPath: string | undefined;
+  if (out !== undefined) {
+    outPath = resolve(io.cwd, out);
+    if (format === 'keypair-files') {
+      await mkdir(outPath, { recursive: true, mode: 0o700 }).catch((error: Error) => {
+        throw new CliError(`cannot create ${outPath}: ${error.message}`);
+      });
+    } else {
+      // Created up front, so that a path that cannot be written fails before any key is made.
+      await createPrivateFile(outPath, '');
+    }
+  }
+
+  const all: GeneratedWallets = { wallets: [], keypairs: [] };
+  const progress = await progressBar(io, n);
+  let done = 0;
+  try {
+    if (format === 'csv') await emit('address,privateKey\n');
+    while (done < n) {
+      const size = Math.min(batch, n - done);
+      let result: GeneratedWallets;
+      try {
+        result = await client.generateWallets(size, format === 'keypair-files' ? { format: 'keygen' } : {});
+      } catch (error) {
+        // More than this server allows per request: halve the batch and go on.
+        if (error instanceof CinderApiError && error.code === 'INVALID_N' && size > 1) {
+          batch = Math.max(1, Math.floor(size / 2));
+          continue;
+        }
+        throw error;
+      }
+      if (result.keypairs.length !== result.wallets.length) throw new CliError('the server returned addresses without their keys');
+      if (format === 'json') {
+        all.wallets.push(...result.wallets);
+        all.keypairs.push(...result.keypairs);
+      } else if (format === 'csv') {
+        await emit(csvLines(result.keypairs));
+      } else {
+        for (const keypair of result.keypairs) {
+          await createPrivateFile(join(outPath!, `${keypair.address}.json`), `${JSON.stringify(keygenBytes(keypair))}\n`);
+        }
+      }
+      done += result.wallets.length;
+      progress.update(done);
+    }
+    if (format === 'json') await emit(`${JSON.stringify(all, null, 2)}\n`);
+  } finally {
+    progress.stop();
+  }
+  if (outPath !== undefined) {
+    await write(io.stderr, `Wrote ${n} wallet${n === 1 ? '' : 's'} to ${outPath}${format === 'keypair-files' ? ' (one <address>.json per wallet)' : ''}\n`);
+  }
+  return EXIT.OK;
+
+  async function emit(text: string): Promise<void> {
+    if (outPath === undefined) return write(io.stdout, text);
+    await writeFile(outPath, text, { flag: 'a' });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// burn and status
+
+async function readKey(values: Record<string, unknown>, io: CliIo): Promise<string | number[]> {
+  const file = stringOption(values, 'key-file');
+  const envName = stringOption(values, 'key-env');
+  if ((file === undefined) === (envName === undefined)) throw new UsageError('give the key with exactly one of --key-file PATH or --key-env VAR');
+  let text: string;
+  if (file !== undefined) {
+    const path = resolve(io.cwd, file);
+    try {
+      text = await readFile(path, 'utf8');
+      if (((await stat(path)).mode & 0o077) !== 0) {
+        await write(io.stderr, `warning: ${file} can be read by other users; chmod 600 it\n`);
+      }
+    } catch (error) {
+      throw new CliError(`cannot read the key file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  } else {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(envName!)) throw new UsageError('--key-env takes the name of an environment variable, e.g. --key-env SOLANA_KEY');
+    const value = io.env[envName!];
+    if (value === undefined || value.trim() === '') throw new UsageError(`the environment variable ${envName} is not set`);
+    text = value;
+  }
+  text = text.trim();
+  if (text.startsWith('[')) {
+    // A solana-keygen file: send the numbers as they are. The key is never echoed on failure.
+    try {
+      const bytes = JSON.parse(text) as unknown;
+      if (Array.isArray(bytes) && bytes.every((b) => typeof b === 'number')) return bytes as number[];
+    } catch {
+      // fall through
+    }
+    throw new CliError(`the key ${file !== undefined ? `file ${file}` : `in ${envName}`} looks like a JSON array but is not an array of numbers`);
+  }
+  return text;
+}
+
+function exitFor(status: string): number {
+  return status === 'failed' ? EXIT.FAILED : status === 'pending' ? EXIT.PENDING : EXIT.OK;
+}
+
+async function burn(values: Record<string, unknown>, io: CliIo, positionals: string[]): Promise<number> {
+  if (positionals.length > 0) throw new UsageError('burn takes no positional arguments (a key is read with --key-file or --key-env)');
+  const mint = stringOption(values, 'mint');
+  if (mint === undefined) throw new UsageError('--mint is required');
+  const fee = stringOption(values, 'priority-fee');
+  if (fee === undefined) throw new UsageError('--priority-fee is required (the total priority fee in SOL, e.g. 0.000005)');
+  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,9})?$/.test(fee)) throw new UsageError('--priority-fee must be an amount of SOL with at most 9 decimals, e.g. 0.000005');
+  const key = await readKey(values, io);
+  const idempotencyKey = stringOption(values, 'idempotency-key');
+  const result = await clientFor(values, io).burnTokens({ mint, priorityFee: Number(fee), userPrivateKey: key }, { idempotencyKey });
+  if (values.json) {
+    await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    const lines = [`status: ${result.status}`, `transaction: ${result.transactionId}`];
+    if (result.signatures.length > 1) lines.push(`all transactions: ${result.signatures.join(' ')}`);
+    if (result.message) lines.push(result.message);
+    if (result.status === 'pending') lines.push(`Check it with: cinder status ${result.transactionId}`);
+    await write(io.stdout, `${lines.join('\n')}\n`);
+  }
+  return exitFor(result.status);
+}
+
+async function status(values: Record<string, unknown>, io: CliIo, positionals: string[]): Promise<number> {
+  if (positionals.length !== 1) throw new UsageError('usage: cinder status SIGNATURE');
+  const result = await clientFor(values, io).getTransaction(positionals[0]!);
+  if (values.json) await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
+  else await write(io.stdout, `${result.status}${result.slot !== null ? ` (slot ${result.slot})` : ''}: ${result.message ?? ''}\n`);
+  return exitFor(result.status);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function describe(error: CinderApiError, values: Record<string, unknown>, io: CliIo): string {
+  const lines = [`cinder: ${error.code}${error.status ? ` (HTTP ${error.status})` : ''}: ${error.detail}`];
+  for (const problem of error.errors) lines.push(`  ${problem.field}: ${problem.message}`);
+  if (error.code === 'NETWORK_ERROR' || error.code === 'TIMEOUT') {
+    lines.push(`Is Cinder running at ${stringOption(values, 'url') ?? (io.env.CINDER_URL || DEFAULT_URL)}? Set it with --url or CINDER_URL.`);
+  }
+  if (error.status === 401) lines.push('Give an API key with CINDER_API_KEY (or --api-key).');
+  if (error.retryAfterMs !== undefined) lines.push(`Retry after ${Math.ceil(error.retryAfterMs / 1000)} s.`);
+  if (error.requestId) lines.push(`Request id: ${error.requestId}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs the CLI; resolves to the exit code (a running `serve` never resolves before the server stops). */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  let values: Record<string, unknown> = {};
+  try {
+    const parsed = parse(argv);
+    values = parsed.values;
+    if (parsed.values.version) {
+      const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      await write(io.stdout, `cinder ${pkg.version}\n`);
+      return EXIT.OK;
+    }
+    if (parsed.values.help || parsed.command === undefined) {
+      await write(parsed.command === undefined && !parsed.values.help ? io.stderr : io.stdout, HELP);
+      return parsed.values.help ? EXIT.OK : EXIT.USAGE;
+    }
+    switch (parsed.command) {
+      case 'serve':
+        if (parsed.rest.length > 0 || Object.keys(values).length > 0) {
+          throw new UsageError('serve takes no arguments; configure it with environment variables (HOST, PORT, SOLANA_RPC_URL, …, see the README)');
+        }
+        // The server reads its configuration from the environment and runs until SIGTERM/SIGINT.
+        await import('../server.ts');
+        return new Promise<number>(() => {});
+      case 'wallets':
+        if (parsed.rest.length > 0) throw new UsageError('wallets takes no positional arguments (use -n N)');
+        return await wallets(values, io);
+      case 'burn':
+        return await burn(values, io, parsed.rest);
+      case 'status':
+        return await status(values, io, parsed.rest);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      await write(io.stderr, `cinder: ${error.message}\nRun "cinder --help" for usage.\n`);
+      return EXIT.USAGE;
+    }
+    if (error instanceof CliError) {
+      await write(io.stderr, `cinder: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof CinderApiError) {
+      await write(io.stderr, describe(error, values, io));
+      return EXIT.FAILED;
+    }
+    await write(io.stderr, `cinder: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.FAILED;
+  }
+}

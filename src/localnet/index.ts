@@ -1,0 +1,86 @@
+/**
+ * Embedded local Solana chain: LiteSVM behind the Solana JSON-RPC (HTTP) and PubSub (WebSocket)
+ * APIs, so that @solana/kit and other Solana tools work against it unchanged.
+ */
+import type { LiteSVM } from 'litesvm';
+import { Chain, type Logger } from './chain.ts';
+import { startHttpServer, type HttpRpcServer } from './httpServer.ts';
+import { createDispatcher } from './rpcDispatcher.ts';
+import { createRpcMethods } from './rpcMethods.ts';
+import { startWsServer } from './wsServer.ts';
+
+export interface LocalnetOptions {
+  host?: string;
+  /** HTTP JSON-RPC port; 0 = pick a free port. */
+  port: number;
+  /** Default port + 1; when port is 0, a free port too. */
+  wsPort?: number;
+  /** Default 400; 0 = no timer (slots advance only on landed transactions). */
+  slotIntervalMs?: number;
+  /** Enables test-only RPC methods (localnet_*). */
+  testMode?: boolean;
+  logger?: Logger;
+}
+
+export interface Localnet {
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly svm: LiteSVM;
+  /** Stops the slot timer and closes both servers, terminating open sockets. Idempotent. */
+  close(): Promise<void>;
+}
+
+const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+function checkPort(value: number | undefined, name: string): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 0 || value > 65535)) {
+    throw new RangeError(`${name} must be an integer from 0 to 65535, got ${String(value)}`);
+  }
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startLocalnet(options: LocalnetOptions): Promise<Localnet> {
+  const host = options.host ?? '127.0.0.1';
+  const slotIntervalMs = options.slotIntervalMs ?? 400;
+  const logger = options.logger ?? silentLogger;
+  checkPort(options.port, 'port');
+  checkPort(options.wsPort, 'wsPort');
+  const wsPort = options.wsPort ?? (options.port === 0 ? 0 : options.port + 1);
+  checkPort(wsPort, 'wsPort (port + 1)');
+  if (!Number.isFinite(slotIntervalMs) || slotIntervalMs < 0) throw new RangeError(`slotIntervalMs must be >= 0, got ${slotIntervalMs}`);
+
+  const chain = new Chain(logger);
+  const dispatch = createDispatcher(createRpcMethods(chain, { testMode: options.testMode ?? false }), logger);
+  const http: HttpRpcServer = await startHttpServer({ host, port: options.port, dispatch, logger });
+  let ws;
+  try {
+    ws = await startWsServer({ host, port: wsPort, chain, logger });
+  } catch (err) {
+    await http.close();
+    throw err;
+  }
+  chain.start(slotIntervalMs);
+
+  const rpcUrl = `http://${urlHost(host)}:${http.port}`;
+  const wsUrl = `ws://${urlHost(host)}:${ws.port}`;
+  logger.info({ rpcUrl, wsUrl, slotIntervalMs, testMode: options.testMode ?? false }, 'localnet started');
+
+  let closing: Promise<void> | undefined;
+  const wsServer = ws;
+  return {
+    rpcUrl,
+    wsUrl,
+    svm: chain.svm,
+    close() {
+      closing ??= (async () => {
+        chain.stop();
+        await Promise.all([http.close(), wsServer.close()]);
+        logger.info({ rpcUrl }, 'localnet stopped');
+      })();
+      return closing;
+    },
+  };
+}

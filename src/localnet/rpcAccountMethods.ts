@@ -1,0 +1,133 @@
+/** Account and token queries. */
+import type { Address } from '@solana/kit';
+import {
+  dataSliceOption,
+  encodeAccount,
+  encodingOption,
+  matchesFilters,
+  mintDecimals,
+  parseFilters,
+  readAccount,
+  type AccountEncoding,
+  type RawAccount,
+} from './accounts.ts';
+import type { Chain } from './chain.ts';
+import { decodeMint, decodeTokenAccount, isTokenAccountData, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
+import { addressParam, arrayParam, boolOption, checkContext, configParam, requireParam, u64Param } from './params.ts';
+import { withContext, type RpcMethodTable } from './rpcContext.ts';
+import { invalidParam, invalidParams } from './rpcErrors.ts';
+
+const MAX_MULTIPLE_ACCOUNTS = 100;
+/** Largest account the runtime allows (MAX_PERMITTED_DATA_LENGTH). */
+const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
+
+function programAccounts(chain: Chain, program: Address): { pubkey: Address; account: RawAccount }[] {
+  return chain.svm.getProgramAccounts(program).map((a) => ({
+    pubkey: a.address,
+    account: { lamports: a.lamports, data: new Uint8Array(a.data), owner: a.programAddress, executable: a.executable },
+  }));
+}
+
+function tokenAccountsByOwner(chain: Chain, params: unknown[]): { pubkey: Address; account: RawAccount }[] {
+  const owner = addressParam(requireParam(params, 0, 'owner'));
+  const filter = requireParam(params, 1, 'token account filter') as { mint?: unknown; programId?: unknown };
+  if (typeof filter !== 'object' || filter === null || (filter.mint === undefined) === (filter.programId === undefined)) {
+    throw invalidParams('Invalid params: the filter must be either { mint } or { programId }.');
+  }
+  let program: string;
+  let mint: Address | null = null;
+  if (filter.mint !== undefined) {
+    mint = addressParam(filter.mint);
+    const mintAccount = readAccount(chain, mint);
+    if (!mintAccount) throw invalidParam('could not find mint');
+    if (!isTokenProgram(mintAccount.owner)) throw invalidParam('not a Token mint');
+    program = mintAccount.owner;
+  } else {
+    program = addressParam(filter.programId);
+    if (!isTokenProgram(program)) throw invalidParam('unrecognized Token program id');
+  }
+  return programAccounts(chain, program as Address).filter(({ account }) => {
+    if (!isTokenAccountData(account.data, program)) return false;
+    const token = decodeTokenAccount(account.data, program);
+    return token !== null && token.owner === owner && (mint === null || token.mint === mint);
+  });
+}
+
+export function accountMethods(chain: Chain): RpcMethodTable {
+  const encoded = (account: RawAccount | null, encoding: AccountEncoding, config: Record<string, unknown>) =>
+    account ? encodeAccount(chain, account, encoding, dataSliceOption(config)) : null;
+
+  return {
+    getAccountInfo(params) {
+      const address = addressParam(requireParam(params, 0, 'address'));
+      const config = configParam(params, 1);
+      checkContext(chain, config);
+      return withContext(chain, encoded(readAccount(chain, address), encodingOption(config, 'binary'), config));
+    },
+
+    getMultipleAccounts(params) {
+      const addresses = arrayParam(requireParam(params, 0, 'addresses'), 'addresses', MAX_MULTIPLE_ACCOUNTS).map(addressParam);
+      const config = configParam(params, 1);
+      checkContext(chain, config);
+      const encoding = encodingOption(config, 'base64');
+      return withContext(chain, addresses.map((address) => encoded(readAccount(chain, address), encoding, config)));
+    },
+
+    getBalance(params) {
+      const address = addressParam(requireParam(params, 0, 'address'));
+      checkContext(chain, configParam(params, 1));
+      return withContext(chain, chain.balanceOf(address));
+    },
+
+    getMinimumBalanceForRentExemption(params) {
+      const size = u64Param(params[0] ?? 0, 'data length');
+      checkContext(chain, configParam(params, 1));
+      if (size > BigInt(MAX_ACCOUNT_DATA)) throw invalidParams(`Invalid params: data length must be at most ${MAX_ACCOUNT_DATA}.`);
+      return chain.svm.minimumBalanceForRentExemption(size);
+    },
+
+    getProgramAccounts(params) {
+      const program = addressParam(requireParam(params, 0, 'program id'));
+      const config = configParam(params, 1);
+      checkContext(chain, config);
+      const encoding = encodingOption(config, 'binary');
+      const filters = parseFilters(config.filters);
+      const slice = dataSliceOption(config);
+      const value = programAccounts(chain, program)
+        .filter(({ account }) => matchesFilters(account.data, filters))
+        .map(({ pubkey, account }) => ({ pubkey, account: encodeAccount(chain, account, encoding, slice) }));
+      return boolOption(config, 'withContext', false) ? withContext(chain, value) : value;
+    },
+
+    getTokenAccountsByOwner(params) {
+      const config = configParam(params, 2);
+      checkContext(chain, config);
+      const encoding = encodingOption(config, 'binary');
+      const slice = dataSliceOption(config);
+      const value = tokenAccountsByOwner(chain, params).map(({ pubkey, account }) => ({
+        pubkey,
+        account: encodeAccount(chain, account, encoding, slice),
+      }));
+      return withContext(chain, value);
+    },
+
+    getTokenAccountBalance(params) {
+      const address = addressParam(requireParam(params, 0, 'token account'));
+      checkContext(chain, configParam(params, 1));
+      const account = readAccount(chain, address);
+      const token = account ? decodeTokenAccount(account.data, account.owner) : null;
+      const decimals = token ? mintDecimals(chain, token.mint) : null;
+      if (!token || decimals === null) throw invalidParam('not a Token account');
+      return withContext(chain, uiTokenAmount(token.amount, decimals));
+    },
+
+    getTokenSupply(params) {
+      const address = addressParam(requireParam(params, 0, 'mint'));
+      checkContext(chain, configParam(params, 1));
+      const account = readAccount(chain, address);
+      const mint = account ? decodeMint(account.data, account.owner) : null;
+      if (!mint) throw invalidParam('not a Token mint');
+      return withContext(chain, uiTokenAmount(mint.supply, mint.decimals));
+    },
+  };
+}

@@ -1,0 +1,243 @@
+/** Sending, simulating and looking up transactions; fees; the faucet. */
+import { getBase58Decoder, getBase64Decoder } from '@solana/kit';
+import { encodeAccount, encodingOption, readAccount } from './accounts.ts';
+import type { Chain, TxRecord } from './chain.ts';
+import {
+  addressParam,
+  arrayParam,
+  boolOption,
+  checkContext,
+  commitmentOption,
+  configParam,
+  requireParam,
+  signatureParam,
+  stringParam,
+  u64Param,
+  type Config,
+} from './params.ts';
+import { withContext, type RpcMethodTable } from './rpcContext.ts';
+import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
+import { AirdropError, feeForMessage, requestAirdrop, simulateTransaction, submitTransaction } from './transactions.ts';
+import { decodeMessageText, decodeTransactionText, signaturesOf, WireError, type BinaryEncoding, type WireTransaction } from './wire.ts';
+
+const MAX_SIGNATURE_STATUSES = 256;
+const MAX_PRIORITIZATION_FEE_ACCOUNTS = 128;
+
+const base58 = getBase58Decoder();
+const base64 = getBase64Decoder();
+
+function binaryEncoding(config: Config): BinaryEncoding {
+  const encoding = config.encoding ?? 'base58';
+  if (encoding === 'base58' || encoding === 'base64') return encoding;
+  throw invalidParams(`Invalid params: unsupported encoding: ${String(encoding)}. Supported encodings: base58, base64`);
+}
+
+function decodeTransaction(params: unknown[], config: Config): WireTransaction {
+  const text = stringParam(requireParam(params, 0, 'transaction'), 'transaction');
+  try {
+    return decodeTransactionText(text, binaryEncoding(config));
+  } catch (err) {
+    if (err instanceof WireError) throw invalidParams(err.message);
+    throw err;
+  }
+}
+
+function statusOf(chain: Chain, record: TxRecord) {
+  return {
+    slot: record.slot,
+    ...chain.confirmationOf(record),
+    err: record.err,
+    status: record.err === null ? { Ok: null } : { Err: record.err },
+  };
+}
+
+/** getTransaction's `transaction` field in the "json" encoding. */
+function transactionJson(wire: WireTransaction) {
+  const message = wire.message;
+  return {
+    signatures: signaturesOf(wire),
+    message: {
+      accountKeys: message.staticAccounts,
+      header: {
+        numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
+        numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
+        numRequiredSignatures: message.header.numSignerAccounts,
+      },
+      instructions: message.instructions.map((ix) => ({
+        accounts: ix.accountIndices ?? [],
+        data: base58.decode(ix.data ?? new Uint8Array()),
+        programIdIndex: ix.programAddressIndex,
+        stackHeight: null,
+      })),
+      recentBlockhash: message.lifetimeToken,
+      ...(message.version === 0
+        ? {
+            addressTableLookups: (message.addressTableLookups ?? []).map((lookup) => ({
+              accountKey: lookup.lookupTableAddress,
+              readonlyIndexes: lookup.readonlyIndexes,
+              writableIndexes: lookup.writableIndexes,
+            })),
+          }
+        : {}),
+    },
+  };
+}
+
+function getTransaction(chain: Chain, params: unknown[]) {
+  const signature = signatureParam(requireParam(params, 0, 'signature'));
+  // The second param may also be a bare encoding string (deprecated form).
+  const config: Config = typeof params[1] === 'string' ? { encoding: params[1] } : configParam(params, 1);
+  const commitment = commitmentOption(config);
+  if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+  const encoding = config.encoding ?? 'json';
+  if (encoding !== 'json' && encoding !== 'base64' && encoding !== 'base58') {
+    throw invalidParams(`Invalid params: encoding ${String(encoding)} is not supported by the local chain; use json, base64 or base58.`);
+  }
+  const maxVersion = config.maxSupportedTransactionVersion;
+  if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) {
+    throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0.');
+  }
+  const record = chain.getRecord(signature);
+  if (!record || !record.wire) return null;
+  if (commitment === 'finalized' && chain.confirmationOf(record).confirmationStatus !== 'finalized') return null;
+  const version = record.wire.message.version;
+  if (version === 0 && (maxVersion === undefined || maxVersion === null)) {
+    throw new RpcError(
+      RpcErrorCode.UNSUPPORTED_TRANSACTION_VERSION,
+      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+    );
+  }
+  const transaction =
+    encoding === 'json'
+      ? transactionJson(record.wire)
+      : [encoding === 'base64' ? base64.decode(record.wire.bytes) : base58.decode(record.wire.bytes), encoding];
+  return {
+    slot: record.slot,
+    blockTime: record.blockTime,
+    transaction,
+    meta: {
+      err: record.err,
+      status: record.err === null ? { Ok: null } : { Err: record.err },
+      fee: record.fee,
+      preBalances: record.preBalances,
+      postBalances: record.postBalances,
+      innerInstructions: record.innerInstructions,
+      logMessages: record.logs,
+      preTokenBalances: record.preTokenBalances,
+      postTokenBalances: record.postTokenBalances,
+      rewards: [],
+      loadedAddresses: record.loadedAddresses,
+      computeUnitsConsumed: record.computeUnitsConsumed,
+      ...(record.returnData ? { returnData: record.returnData } : {}),
+    },
+    ...(maxVersion === 0 ? { version } : {}),
+  };
+}
+
+export function transactionMethods(chain: Chain): RpcMethodTable {
+  return {
+    sendTransaction(params) {
+      const config = configParam(params, 1);
+      const wire = decodeTransaction(params, config);
+      commitmentOption(config, 'preflightCommitment');
+      checkContext(chain, { minContextSlot: config.minContextSlot });
+      if (config.maxRetries !== undefined && config.maxRetries !== null) u64Param(config.maxRetries, 'maxRetries');
+      const outcome = submitTransaction(chain, wire, { skipPreflight: boolOption(config, 'skipPreflight', false) });
+      switch (outcome.kind) {
+        case 'accepted':
+          return outcome.signature;
+        case 'invalid':
+          throw invalidParams(outcome.message);
+        case 'signatureFailure':
+          throw new RpcError(RpcErrorCode.TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, 'Transaction signature verification failure');
+        case 'preflightFailure': {
+          const { err, logs, unitsConsumed, returnData } = outcome.simulation;
+          throw new RpcError(RpcErrorCode.SEND_TRANSACTION_PREFLIGHT_FAILURE, outcome.message, {
+            accounts: null,
+            err,
+            innerInstructions: null,
+            logs,
+            replacementBlockhash: null,
+            returnData,
+            unitsConsumed,
+          });
+        }
+      }
+    },
+
+    simulateTransaction(params) {
+      const config = configParam(params, 1);
+      const wire = decodeTransaction(params, config);
+      checkContext(chain, config);
+      const sigVerify = boolOption(config, 'sigVerify', false);
+      const replaceRecentBlockhash = boolOption(config, 'replaceRecentBlockhash', false);
+      if (sigVerify && replaceRecentBlockhash) throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
+      const accountsConfig = config.accounts as { addresses?: unknown; encoding?: unknown } | undefined | null;
+      const keyCount = wire.message.staticAccounts.length +
+        (wire.message.version === 0 ? (wire.message.addressTableLookups ?? []).reduce((n, l) => n + l.readonlyIndexes.length + l.writableIndexes.length, 0) : 0);
+      const requested = accountsConfig ? arrayParam(accountsConfig.addresses, 'accounts.addresses', keyCount).map(addressParam) : null;
+      const accountEncoding = accountsConfig ? encodingOption({ encoding: accountsConfig.encoding ?? 'base64' }, 'base64') : 'base64';
+      if (accountEncoding === 'base58' || accountEncoding === 'binary') throw invalidParams('base58 encoding not supported');
+
+      const result = simulateTransaction(chain, wire, { sigVerify, replaceRecentBlockhash });
+      const accounts = requested?.map((address) => {
+        const post = result.postAccounts.find((a) => a.address === address);
+        const account = post ? { ...post, owner: post.owner as string } : readAccount(chain, address);
+        return account && (account.lamports > 0n || account.data.length > 0) ? encodeAccount(chain, account, accountEncoding, null) : null;
+      });
+      return withContext(chain, {
+        err: result.err,
+        logs: result.logs,
+        accounts: accounts ?? null,
+        unitsConsumed: result.unitsConsumed,
+        returnData: result.returnData,
+        innerInstructions: null,
+        replacementBlockhash: result.replacementBlockhash ?? null,
+      });
+    },
+
+    getSignatureStatuses(params) {
+      const signatures = arrayParam(requireParam(params, 0, 'signatures'), 'signatures', MAX_SIGNATURE_STATUSES).map(signatureParam);
+      const config = configParam(params, 1);
+      boolOption(config, 'searchTransactionHistory', false);
+      return withContext(chain, signatures.map((signature) => {
+        const record = chain.getRecord(signature);
+        return record ? statusOf(chain, record) : null;
+      }));
+    },
+
+    getTransaction(params) {
+      return getTransaction(chain, params);
+    },
+
+    getFeeForMessage(params) {
+      const text = stringParam(requireParam(params, 0, 'message'), 'message');
+      checkContext(chain, configParam(params, 1));
+      try {
+        return withContext(chain, feeForMessage(chain, decodeMessageText(text)));
+      } catch (err) {
+        if (err instanceof WireError) throw invalidParams(err.message);
+        throw err;
+      }
+    },
+
+    getRecentPrioritizationFees(params) {
+      const accounts = params[0] === undefined || params[0] === null
+        ? []
+        : arrayParam(params[0], 'accounts', MAX_PRIORITIZATION_FEE_ACCOUNTS).map(addressParam);
+      return chain.recentPrioritizationFees(accounts);
+    },
+
+    requestAirdrop(params) {
+      const recipient = addressParam(requireParam(params, 0, 'address'));
+      const lamports = u64Param(requireParam(params, 1, 'lamports'), 'lamports');
+      checkContext(chain, configParam(params, 2));
+      try {
+        return requestAirdrop(chain, recipient, lamports);
+      } catch (err) {
+        if (err instanceof AirdropError) throw new RpcError(RpcErrorCode.INTERNAL_ERROR, err.message);
+        throw err;
+      }
+    },
+  };
+}

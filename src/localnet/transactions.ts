@@ -1,0 +1,323 @@
+/**
+ * Executing, simulating and recording transactions the way the validator's RPC does
+ * (agave `rpc.rs` send_transaction / simulate_transaction), on top of LiteSVM.
+ */
+import { getBase58Decoder, getBase64Decoder, getAddressDecoder, type Address, type Lamports, type Signature } from '@solana/kit';
+import { FailedTransactionMetadata, type TransactionMetadata, type SimulatedTransactionInfo } from 'litesvm';
+import type { Chain, InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson } from './chain.ts';
+import { calculateFee, LAMPORTS_PER_SIGNATURE, readComputeBudget } from './fees.ts';
+import { decodeMint, decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
+import { transactionErrorMessage, transactionErrorToJson, type TransactionErrorJson } from './txErrors.ts';
+import { withBlockhash, type DecodedMessage, type WireTransaction } from './wire.ts';
+
+const base58 = getBase58Decoder();
+const base64 = getBase64Decoder();
+const addressDecoder = getAddressDecoder();
+
+/** Errors raised while sanitizing; the RPC rejects these with -32602 "invalid transaction". */
+const SANITIZE_ERRORS = new Set<TransactionErrorJson>([
+  'SanitizeFailure',
+  'UnsupportedVersion',
+  'AddressLookupTableNotFound',
+  'InvalidAddressLookupTableOwner',
+  'InvalidAddressLookupTableData',
+  'InvalidAddressLookupTableIndex',
+]);
+
+/**
+ * Errors LiteSVM raises after the fee payer was validated but before execution, without charging
+ * the fee or recording the transaction. Real validators commit these as fee-only transactions
+ * (fee charged, error recorded), which is emulated here.
+ */
+const FEE_ONLY_ERRORS = new Set<TransactionErrorJson>(['InvalidProgramForExecution', 'ProgramAccountNotFound']);
+
+export interface PostSimulationAccount {
+  address: Address;
+  lamports: bigint;
+  data: Uint8Array;
+  owner: Address;
+  executable: boolean;
+}
+
+export interface SimulationResult {
+  err: TransactionErrorJson | null;
+  logs: string[];
+  unitsConsumed: bigint;
+  returnData: ReturnDataJson | null;
+  /** Writable accounts as the transaction left them. */
+  postAccounts: PostSimulationAccount[];
+  replacementBlockhash?: { blockhash: string; lastValidBlockHeight: number };
+}
+
+export type SubmitOutcome =
+  | { kind: 'accepted'; signature: string }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'signatureFailure' }
+  | { kind: 'preflightFailure'; message: string; simulation: SimulationResult };
+
+const rejected = (err: TransactionErrorJson): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, returnData: null, postAccounts: [] });
+
+function returnDataOf(meta: TransactionMetadata): ReturnDataJson | null {
+  const returnData = meta.returnData();
+  const data = returnData.data();
+  if (data.length === 0) return null;
+  return { programId: addressDecoder.decode(returnData.programId()), data: [base64.decode(data), 'base64'] };
+}
+
+function innerInstructionsOf(meta: TransactionMetadata): InnerInstructionsJson[] {
+  return meta.innerInstructions().flatMap((inner, index) =>
+    inner.length === 0
+      ? []
+      : [{
+          index,
+          instructions: inner.map((ix) => {
+            const compiled = ix.instruction();
+            return {
+              programIdIndex: compiled.programIdIndex(),
+              accounts: [...compiled.accounts()],
+              data: base58.decode(compiled.data()),
+              stackHeight: ix.stackHeight(),
+            };
+          }),
+        }],
+  );
+}
+
+/** LiteSVM prints the fee it charged in its Debug output only; used to cross-check ours. */
+function feeReportedByLiteSvm(result: TransactionMetadata | FailedTransactionMetadata): bigint | null {
+  const matches = [...result.toString().matchAll(/fee: (\d+)/g)];
+  const last = matches.at(-1);
+  return last ? BigInt(last[1]!) : null;
+}
+
+/**
+ * Runs LiteSVM's simulation. LiteSVM's JS wrapper throws (instead of reporting SignatureFailure)
+ * when sigverify is on and a signature slot is empty, hence the catch.
+ */
+function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean): SimulationResult {
+  let result: SimulatedTransactionInfo | FailedTransactionMetadata;
+  if (!sigVerify) chain.svm.withSigverify(false);
+  try {
+    result = chain.svm.simulateTransaction(wire.transaction);
+  } catch (err) {
+    if (sigVerify) return rejected('SignatureFailure');
+    throw err;
+  } finally {
+    if (!sigVerify) chain.svm.withSigverify(true);
+  }
+  if (result instanceof FailedTransactionMetadata) {
+    const meta = result.meta();
+    return {
+      err: transactionErrorToJson(result),
+      logs: meta.logs(),
+      unitsConsumed: meta.computeUnitsConsumed(),
+      returnData: returnDataOf(meta),
+      postAccounts: [],
+    };
+  }
+  const meta = result.meta();
+  return {
+    err: null,
+    logs: meta.logs(),
+    unitsConsumed: meta.computeUnitsConsumed(),
+    returnData: returnDataOf(meta),
+    postAccounts: result.postAccounts().map((a) => ({
+      address: a.address,
+      lamports: a.lamports,
+      data: new Uint8Array(a.data),
+      owner: a.programAddress,
+      executable: a.executable,
+    })),
+  };
+}
+
+export function simulateTransaction(
+  chain: Chain,
+  wire: WireTransaction,
+  options: { sigVerify: boolean; replaceRecentBlockhash: boolean },
+): SimulationResult {
+  if (options.replaceRecentBlockhash) {
+    const latest = chain.latestBlockhash();
+    const replaced = withBlockhash(wire, latest.blockhash);
+    return { ...simulateChecked(chain, replaced, options.sigVerify), replacementBlockhash: latest };
+  }
+  return simulateChecked(chain, wire, options.sigVerify);
+}
+
+function simulateChecked(chain: Chain, wire: WireTransaction, sigVerify: boolean): SimulationResult {
+  if (!chain.isLifetimeValid(wire.message)) return rejected('BlockhashNotFound');
+  if (chain.getRecord(wire.signature)) return rejected('AlreadyProcessed');
+  return runSimulation(chain, wire, sigVerify);
+}
+
+function writableAccountsOf(message: DecodedMessage, loaded: LoadedAddresses): string[] {
+  const { numSignerAccounts, numReadonlySignerAccounts, numReadonlyNonSignerAccounts } = message.header;
+  const count = message.staticAccounts.length;
+  const writable = message.staticAccounts.filter((_, i) =>
+    i < numSignerAccounts ? i < numSignerAccounts - numReadonlySignerAccounts : i < count - numReadonlyNonSignerAccounts,
+  );
+  return [...writable, ...loaded.writable];
+}
+
+function tokenBalances(chain: Chain, keys: readonly Address[]): TokenBalanceJson[] {
+  const balances: TokenBalanceJson[] = [];
+  keys.forEach((key, accountIndex) => {
+    const account = chain.svm.getAccount(key);
+    if (!account.exists || !isTokenProgram(account.programAddress)) return;
+    const token = decodeTokenAccount(account.data, account.programAddress);
+    if (!token) return;
+    const mintAccount = chain.svm.getAccount(token.mint);
+    const mint = mintAccount.exists ? decodeMint(mintAccount.data, mintAccount.programAddress) : null;
+    if (!mint) return;
+    balances.push({
+      accountIndex,
+      mint: token.mint,
+      owner: token.owner,
+      programId: account.programAddress,
+      uiTokenAmount: uiTokenAmount(token.amount, mint.decimals),
+    });
+  });
+  return balances;
+}
+
+/** sendTransaction: preflight (unless skipped), then execution and recording. */
+export function submitTransaction(chain: Chain, wire: WireTransaction, options: { skipPreflight: boolean }): SubmitOutcome {
+  const accepted: SubmitOutcome = { kind: 'accepted', signature: wire.signature };
+  if (!options.skipPreflight) {
+    // Same order as the validator: sanitize, verify signatures, then simulate (whose first checks
+    // are the blockhash age and the status cache).
+    const simulation = runSimulation(chain, wire, true);
+    if (simulation.err !== null && SANITIZE_ERRORS.has(simulation.err)) {
+      return { kind: 'invalid', message: `invalid transaction: ${transactionErrorMessage(simulation.err)}` };
+    }
+    if (simulation.err === 'SignatureFailure') return { kind: 'signatureFailure' };
+    const failure = !chain.isLifetimeValid(wire.message)
+      ? rejected('BlockhashNotFound')
+      : chain.getRecord(wire.signature)
+        ? rejected('AlreadyProcessed')
+        : simulation.err !== null
+          ? simulation
+          : null;
+    if (failure) {
+      return {
+        kind: 'preflightFailure',
+        message: `Transaction simulation failed: ${transactionErrorMessage(failure.err!)}`,
+        simulation: failure,
+      };
+    }
+  }
+  // A transaction with an expired blockhash, or one that already landed, is dropped by the
+  // leader: the RPC still answers with its signature, but it never lands.
+  if (!chain.isLifetimeValid(wire.message) || chain.getRecord(wire.signature)) return accepted;
+
+  const message = wire.message;
+  const loaded = chain.resolveLoadedAddresses(message) ?? { writable: [], readonly: [] };
+  const keys = [...message.staticAccounts, ...loaded.writable, ...loaded.readonly];
+  const preBalances = keys.map((key) => chain.balanceOf(key));
+  const preTokenBalances = tokenBalances(chain, keys);
+  const fee = calculateFee(message);
+
+  let result: TransactionMetadata | FailedTransactionMetadata;
+  try {
+    result = chain.svm.sendTransaction(wire.transaction);
+  } catch {
+    return accepted; // an unsigned signature slot: dropped by sigverify, like a bad signature
+  }
+  const err = result instanceof FailedTransactionMetadata ? transactionErrorToJson(result) : null;
+  const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;
+  let chargedFee = fee;
+  const includedByLiteSvm = err === null || (err !== 'AlreadyProcessed' && chain.svm.getTransaction(wire.signature as Signature) !== null);
+  if (includedByLiteSvm) {
+    const reported = feeReportedByLiteSvm(result);
+    if (reported !== null && reported !== fee) {
+      chain.logger.warn({ signature: wire.signature, computed: fee.toString(), charged: reported.toString() }, 'localnet fee formula disagrees with LiteSVM');
+      chargedFee = reported;
+    }
+  } else if (err !== null && FEE_ONLY_ERRORS.has(err)) {
+    chargeFee(chain, message.staticAccounts[0]!, fee);
+  } else if (err !== null && SANITIZE_ERRORS.has(err)) {
+    return { kind: 'invalid', message: `invalid transaction: ${transactionErrorMessage(err)}` };
+  } else {
+    return accepted; // never landed: signature failure, unpayable fee, …
+  }
+
+  const budget = readComputeBudget(message);
+  const writableAccounts = writableAccountsOf(message, loaded);
+  chain.land(
+    {
+      signature: wire.signature,
+      slot: chain.slot,
+      blockTime: chain.blockTime,
+      err,
+      fee: chargedFee,
+      preBalances,
+      postBalances: keys.map((key) => chain.balanceOf(key)),
+      preTokenBalances,
+      postTokenBalances: tokenBalances(chain, keys),
+      logs: includedByLiteSvm ? meta.logs() : [],
+      computeUnitsConsumed: includedByLiteSvm ? meta.computeUnitsConsumed() : 0n,
+      innerInstructions: includedByLiteSvm ? innerInstructionsOf(meta) : [],
+      returnData: includedByLiteSvm ? returnDataOf(meta) : null,
+      loadedAddresses: loaded,
+      wire,
+      computeUnitPrice: budget.unitPrice,
+      writableAccounts,
+    },
+    writableAccounts,
+  );
+  return accepted;
+}
+
+function chargeFee(chain: Chain, payer: Address, fee: bigint): void {
+  const account = chain.svm.getAccount(payer);
+  if (!account.exists) return;
+  chain.svm.setAccount({ ...account, lamports: (account.lamports - fee) as Lamports });
+}
+
+export class AirdropError extends Error {
+  override name = 'AirdropError';
+}
+
+/** requestAirdrop through LiteSVM's built-in faucet; recorded like any landed transaction. */
+export function requestAirdrop(chain: Chain, recipient: Address, lamports: bigint): string {
+  let result = chain.svm.airdrop(recipient, lamports as Lamports);
+  // The faucet transaction is deterministic per blockhash: a second identical request in the same
+  // slot would be a duplicate, so move to a fresh blockhash and retry once.
+  if (result instanceof FailedTransactionMetadata && transactionErrorToJson(result) === 'AlreadyProcessed') {
+    chain.advanceSlots(1);
+    result = chain.svm.airdrop(recipient, lamports as Lamports);
+  }
+  if (result === null) throw new AirdropError('airdrop request failed');
+  if (result instanceof FailedTransactionMetadata) {
+    throw new AirdropError(`airdrop request failed: ${transactionErrorMessage(transactionErrorToJson(result))}`);
+  }
+  const signature = base58.decode(result.signature());
+  chain.land(
+    {
+      signature,
+      slot: chain.slot,
+      blockTime: chain.blockTime,
+      err: null,
+      fee: LAMPORTS_PER_SIGNATURE,
+      preBalances: [],
+      postBalances: [],
+      preTokenBalances: [],
+      postTokenBalances: [],
+      logs: result.logs(),
+      computeUnitsConsumed: result.computeUnitsConsumed(),
+      innerInstructions: [],
+      returnData: null,
+      loadedAddresses: { writable: [], readonly: [] },
+      wire: null,
+      computeUnitPrice: 0n,
+      writableAccounts: [recipient],
+    },
+    [recipient],
+  );
+  return signature;
+}
+
+/** getFeeForMessage: null when the blockhash is outside the window, as on the validator. */
+export function feeForMessage(chain: Chain, message: DecodedMessage): bigint | null {
+  return chain.isLifetimeValid(message) ? calculateFee(message) : null;
+}

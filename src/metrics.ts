@@ -1,0 +1,238 @@
+/**
+ * Prometheus metrics (prom-client). Each app has its own Registry, so several apps in one process
+ * (the tests) never share counters. `GET /metrics` is registered by `registerMetrics`:
+ * open to loopback clients only, or to anyone presenting `Authorization: Bearer <METRICS_TOKEN>`.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CinderApp } from './app.ts';
+import type { ChainAdapter } from './chain/chainAdapter.ts';
+import type { Config } from './config.ts';
+import { CinderError } from './errors.ts';
+import { sendProblem } from './http/problem.ts';
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly burns: Counter<'outcome'>;
+  readonly lamportsReclaimed: Counter;
+  readonly walletsGenerated: Counter;
+  readonly rpcCalls: Counter<'method'>;
+  readonly rpcErrors: Counter<'method'>;
+  readonly rpcDuration: Histogram<'method'>;
+  readonly rateLimitRejections: Counter<'route' | 'limit'>;
+  readonly rateLimitFailOpen: Counter<'route'>;
+  readonly idempotency: Counter<'result'>;
+  readonly redisErrors: Counter<'operation'>;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'cinder_' });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'cinder_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'cinder_http_request_duration_seconds',
+      help: 'Time from the request to the response, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    burns: new Counter({
+      name: 'cinder_burns_total',
+      help: 'Burn requests by outcome: success, failed, pending (sent, fate unknown), rejected (4xx, nothing sent), error (5xx); replays of an Idempotency-Key are not counted',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    lamportsReclaimed: new Counter({
+      name: 'cinder_lamports_reclaimed_total',
+      help: 'Rent lamports returned to owners by burns that landed',
+      registers,
+    }),
+    walletsGenerated: new Counter({
+      name: 'cinder_wallets_generated_total',
+      help: 'Wallets (keypairs) returned by generate_wallets',
+      registers,
+    }),
+    rpcCalls: new Counter({
+      name: 'cinder_rpc_calls_total',
+      help: 'Solana JSON-RPC operations by method (one operation includes its retries, polls and rebroadcasts)',
+      labelNames: ['method'],
+      registers,
+    }),
+    rpcErrors: new Counter({
+      name: 'cinder_rpc_errors_total',
+      help: 'Solana JSON-RPC operations that failed, by method',
+      labelNames: ['method'],
+      registers,
+    }),
+    rpcDuration: new Histogram({
+      name: 'cinder_rpc_duration_seconds',
+      help: 'Duration of Solana JSON-RPC operations by method',
+      labelNames: ['method'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    rateLimitRejections: new Counter({
+      name: 'cinder_rate_limit_rejections_total',
+      help: 'Requests answered 429, by route and by the limit that was reached (requests or wallets)',
+      labelNames: ['route', 'limit'],
+      registers,
+    }),
+    rateLimitFailOpen: new Counter({
+      name: 'cinder_rate_limit_fail_open_total',
+      help: 'Requests let through without a rate-limit check because the counter store (Redis) failed',
+      labelNames: ['route'],
+      registers,
+    }),
+    idempotency: new Counter({
+      name: 'cinder_idempotency_total',
+      help: 'Burn requests with an Idempotency-Key by result: executed, replayed, in_progress, reused, unavailable',
+      labelNames: ['result'],
+      registers,
+    }),
+    redisErrors: new Counter({
+      name: 'cinder_redis_errors_total',
+      help: 'Redis failures by operation (connection, rate_limit, idempotency)',
+      labelNames: ['operation'],
+      registers,
+    }),
+  };
+}
+
+/** Adapter operations named by the JSON-RPC method they call. */
+const RPC_METHOD_OF: Record<string, string> = {
+  getAccounts: 'getMultipleAccounts',
+  getTokenAccountsByOwner: 'getTokenAccountsByOwner',
+  getBalance: 'getBalance',
+  getLatestBlockhash: 'getLatestBlockhash',
+  simulate: 'simulateTransaction',
+  sendAndConfirm: 'sendTransaction',
+  getSignatureStatus: 'getSignatureStatuses',
+  isHealthy: 'getHealth',
+};
+
+/**
+ * The chain adapter with every operation counted and timed. A Proxy, so operations added to the
+ * adapter later are counted too (under their own name). A send whose fate is unknown and a health
+ * check that fails count as errors.
+ */
+export function instrumentChain(chain: ChainAdapter, metrics: Metrics): ChainAdapter {
+  return new Proxy(chain, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      const method = RPC_METHOD_OF[property] ?? property;
+      return async (...args: unknown[]) => {
+        metrics.rpcCalls.inc({ method });
+        const stop = metrics.rpcDuration.startTimer({ method });
+        try {
+          const result: unknown = await (value as (...a: unknown[]) => unknown).apply(target, args);
+          const failed =
+            (property === 'isHealthy' && result === false) ||
+            (property === 'sendAndConfirm' && (result as { kind?: string } | null)?.kind === 'unknown');
+          if (failed) metrics.rpcErrors.inc({ method });
+          return result;
+        } catch (error) {
+          metrics.rpcErrors.inc({ method });
+          throw error;
+        } finally {
+          stop();
+        }
+      };
+    },
+  });
+}
+
+const LOOPBACK_ADDRESS = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
+
+export function isLoopbackAddress(address: string | undefined): boolean {
+  return address !== undefined && LOOPBACK_ADDRESS.test(address);
+}
+
+/**
+ * A request comes from this machine, directly: the socket peer and the client address are loopback
+ * and no proxy header is present (a reverse proxy on the same host would otherwise expose
+ * /metrics to the whole internet).
+ */
+function isDirectLoopback(request: FastifyRequest): boolean {
+  const headers = request.headers;
+  if (headers['x-forwarded-for'] !== undefined || headers.forwarded !== undefined || headers['x-real-ip'] !== undefined) return false;
+  return isLoopbackAddress(request.socket.remoteAddress) && isLoopbackAddress(request.ip);
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** Records HTTP, burn and wallet metrics, and serves `GET /metrics`. */
+export function registerMetrics(app: CinderApp, { config, metrics }: { config: Config; metrics: Metrics }): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    if (route === '/api/generate_wallets' && reply.statusCode === 200) {
+      const n = Number((request.query as { n?: string }).n);
+      if (Number.isSafeInteger(n)) metrics.walletsGenerated.inc(n);
+    }
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (request.routeOptions.url !== '/api/burn_tokens' || request.method !== 'POST') return payload;
+    if (request.cinderIdempotentReplay) return payload;
+    const status = reply.statusCode;
+    // Refusals before the burn started (auth, rate limit, idempotency conflicts) are not burns.
+    if (status === 401 || status === 409 || status === 429 || (status === 503 && request.cinderIdempotencyUnavailable)) return payload;
+    if (status >= 500) metrics.burns.inc({ outcome: 'error' });
+    else if (status >= 400) metrics.burns.inc({ outcome: 'rejected' });
+    else if (status === 200 && typeof payload === 'string') {
+      try {
+        const body = JSON.parse(payload) as { status?: string; details?: { reclaimedLamports?: string } };
+        metrics.burns.inc({ outcome: body.status ?? 'unknown' });
+        const lamports = Number(body.details?.reclaimedLamports ?? 0);
+        if (lamports > 0) metrics.lamportsReclaimed.inc(lamports);
+      } catch {
+        metrics.burns.inc({ outcome: 'unknown' });
+      }
+    }
+    return payload;
+  });
+
+  const tokenDigest = config.metricsToken === undefined ? undefined : sha256(config.metricsToken);
+  app.get('/metrics', { schema: { hide: true }, exposeHeadRoute: false }, async (request, reply) => {
+    if (tokenDigest) {
+      const token = bearerToken(request);
+      // Both sides hashed to 32 bytes: the comparison takes the same time whatever the token's length.
+      if (token === undefined || !timingSafeEqual(sha256(token), tokenDigest)) {
+        return sendProblem(
+          reply,
+          new CinderError('UNAUTHORIZED', 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>.', {
+            headers: { 'www-authenticate': 'Bearer' },
+          }),
+        );
+      }
+    } else if (!isDirectLoopback(request)) {
+      return sendProblem(
+        reply,
+        new CinderError('FORBIDDEN', 'GET /metrics is served to loopback clients only; set METRICS_TOKEN to read it from elsewhere.'),
+      );
+    }
+    const body = await metrics.registry.metrics();
+    return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(body);
+  });
+}

@@ -1,0 +1,219 @@
+/**
+ * Test fixtures on the embedded local chain. Everything goes through the real JSON-RPC /
+ * WebSocket path with real instructions, exactly like production code talks to a validator.
+ */
+import {
+  addSignersToTransactionMessage,
+  airdropFactory,
+  appendTransactionMessageInstructions,
+  assertIsSendableTransaction,
+  assertIsTransactionWithBlockhashLifetime,
+  createSignerFromKeyPair,
+  createSolanaRpc,
+  createSolanaRpcSubscriptions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getSignatureFromTransaction,
+  lamports,
+  pipe,
+  sendAndConfirmTransactionFactory,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+  type Rpc,
+  type RpcSubscriptions,
+  type Signature,
+  type SolanaRpcApi,
+  type SolanaRpcSubscriptionsApi,
+  type TransactionSigner,
+} from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import {
+  AuthorityType,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getFreezeAccountInstruction,
+  getInitializeAccount3Instruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getMintToInstruction,
+  getSetAuthorityInstruction,
+  getTokenSize,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
+import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
+
+export interface TestChain {
+  localnet: Localnet;
+  rpc: Rpc<SolanaRpcApi>;
+  rpcSubscriptions: RpcSubscriptions<SolanaRpcSubscriptionsApi>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_FUNDING = 10_000_000_000n; // 10 SOL
+const DEFAULT_DECIMALS = 9;
+
+/** A local chain on free ports with the test-only methods enabled. Close it in `after`. */
+export async function startTestChain(opts: { slotIntervalMs?: number } = {}): Promise<TestChain> {
+  const localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: opts.slotIntervalMs ?? 50 });
+  return {
+    localnet,
+    rpc: createSolanaRpc(localnet.rpcUrl),
+    rpcSubscriptions: createSolanaRpcSubscriptions(localnet.wsUrl),
+    close: () => localnet.close(),
+  };
+}
+
+/**
+ * A signer funded by airdrop, with its secret key in the 64-byte `seed ‖ public key` format of
+ * solana-keygen / Phantom (so it can be handed to code that imports keys).
+ */
+export async function createFundedSigner(
+  chain: TestChain,
+  amount: bigint = DEFAULT_FUNDING,
+): Promise<{ signer: KeyPairSigner; secretKey: Uint8Array }> {
+  // generateKeyPairSigner() makes non-extractable keys; the secret key must be exportable here.
+  const keyPair = (await crypto.subtle.generateKey('Ed25519', true, ['sign', 'verify'])) as CryptoKeyPair;
+  const signer = await createSignerFromKeyPair(keyPair);
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', keyPair.privateKey));
+  const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keyPair.publicKey));
+  const secretKey = new Uint8Array(64);
+  secretKey.set(pkcs8.subarray(pkcs8.length - 32)); // the PKCS#8 Ed25519 key ends with the 32-byte seed
+  secretKey.set(publicKey, 32);
+  await airdropFactory({ rpc: chain.rpc, rpcSubscriptions: chain.rpcSubscriptions })({
+    recipientAddress: signer.address,
+    lamports: lamports(amount),
+    commitment: 'confirmed',
+  });
+  return { signer, secretKey };
+}
+
+/** Builds, signs, sends and confirms (at "confirmed") one transaction. */
+export async function sendInstructions(
+  chain: TestChain,
+  payer: TransactionSigner,
+  instructions: Instruction[],
+  extraSigners: TransactionSigner[] = [],
+): Promise<Signature> {
+  const { value: latestBlockhash } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+    (m) => addSignersToTransactionMessage(extraSigners, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latestBlockhash, m),
+  );
+  const transaction = await signTransactionMessageWithSigners(message);
+  assertIsSendableTransaction(transaction);
+  assertIsTransactionWithBlockhashLifetime(transaction);
+  await sendAndConfirmTransactionFactory({ rpc: chain.rpc, rpcSubscriptions: chain.rpcSubscriptions })(transaction, {
+    commitment: 'confirmed',
+  });
+  return getSignatureFromTransaction(transaction);
+}
+
+/** A new mint whose mint authority is `payer`. Default: 9 decimals, classic SPL Token, no freeze authority. */
+export async function createTestMint(
+  chain: TestChain,
+  payer: KeyPairSigner,
+  opts: { decimals?: number; freezeAuthority?: Address; tokenProgram?: Address } = {},
+): Promise<Address> {
+  const tokenProgram = opts.tokenProgram ?? TOKEN_PROGRAM_ADDRESS;
+  const mint = await generateKeyPairSigner();
+  const space = BigInt(getMintSize());
+  const rent = await chain.rpc.getMinimumBalanceForRentExemption(space).send();
+  await sendInstructions(chain, payer, [
+    getCreateAccountInstruction({ payer, newAccount: mint, lamports: rent, space, programAddress: tokenProgram }),
+    getInitializeMint2Instruction(
+      {
+        mint: mint.address,
+        decimals: opts.decimals ?? DEFAULT_DECIMALS,
+        mintAuthority: payer.address,
+        freezeAuthority: opts.freezeAuthority ?? null,
+      },
+      { programAddress: tokenProgram },
+    ),
+  ]);
+  return mint.address;
+}
+
+/** The associated token account of `owner` for `mint` (created idempotently). */
+export async function createAta(
+  chain: TestChain,
+  payer: KeyPairSigner,
+  owner: Address,
+  mint: Address,
+  tokenProgram: Address = TOKEN_PROGRAM_ADDRESS,
+): Promise<Address> {
+  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
+  await sendInstructions(chain, payer, [getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner, mint, tokenProgram })]);
+  return ata;
+}
+
+/** A token account at a fresh keypair address (not the ATA), initialized with InitializeAccount3. */
+export async function createAuxTokenAccount(
+  chain: TestChain,
+  payer: KeyPairSigner,
+  owner: Address,
+  mint: Address,
+  tokenProgram: Address = TOKEN_PROGRAM_ADDRESS,
+): Promise<Address> {
+  const account = await generateKeyPairSigner();
+  const space = BigInt(getTokenSize());
+  const rent = await chain.rpc.getMinimumBalanceForRentExemption(space).send();
+  await sendInstructions(chain, payer, [
+    getCreateAccountInstruction({ payer, newAccount: account, lamports: rent, space, programAddress: tokenProgram }),
+    getInitializeAccount3Instruction({ account: account.address, mint, owner }, { programAddress: tokenProgram }),
+  ]);
+  return account.address;
+}
+
+export async function mintTokens(
+  chain: TestChain,
+  mintAuthority: KeyPairSigner,
+  mint: Address,
+  destination: Address,
+  amount: bigint,
+  tokenProgram: Address = TOKEN_PROGRAM_ADDRESS,
+): Promise<void> {
+  await sendInstructions(chain, mintAuthority, [
+    getMintToInstruction({ mint, token: destination, mintAuthority, amount }, { programAddress: tokenProgram }),
+  ]);
+}
+
+export async function freezeTokenAccount(
+  chain: TestChain,
+  freezeAuthority: KeyPairSigner,
+  account: Address,
+  mint: Address,
+  tokenProgram: Address = TOKEN_PROGRAM_ADDRESS,
+): Promise<void> {
+  await sendInstructions(chain, freezeAuthority, [
+    getFreezeAccountInstruction({ account, mint, owner: freezeAuthority }, { programAddress: tokenProgram }),
+  ]);
+}
+
+/** Sets the token account's close authority; `owner` signs and pays. */
+export async function setCloseAuthority(
+  chain: TestChain,
+  owner: KeyPairSigner,
+  account: Address,
+  newAuthority: Address,
+  tokenProgram: Address = TOKEN_PROGRAM_ADDRESS,
+): Promise<void> {
+  await sendInstructions(chain, owner, [
+    getSetAuthorityInstruction(
+      { owned: account, owner, authorityType: AuthorityType.CloseAccount, newAuthority },
+      { programAddress: tokenProgram },
+    ),
+  ]);
+}
+
+/** Balance in lamports; 0n for a missing account. */
+export async function getLamports(chain: TestChain, address: Address): Promise<bigint> {
+  const { value } = await chain.rpc.getBalance(address).send();
+  return value;
+}

@@ -1,0 +1,194 @@
+/** The JSON-RPC envelope and the cluster / account read methods, checked at the wire level. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
+import { postRaw, rpcCall, rpcResult } from './rawRpc.ts';
+
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+const ATA_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+
+describe('JSON-RPC over HTTP (test mode)', () => {
+  let localnet: Localnet;
+  let url: string;
+  before(async () => {
+    localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: 0 });
+    url = localnet.rpcUrl;
+  });
+  after(() => localnet.close());
+
+  test('URLs point at 127.0.0.1 with two distinct ports', () => {
+    assert.match(localnet.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(localnet.wsUrl, /^ws:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(new URL(localnet.rpcUrl).port, new URL(localnet.wsUrl).port);
+  });
+
+  test('batch requests answer every call, in order, with its id', async () => {
+    const { status, text } = await postRaw(url, JSON.stringify([
+      { jsonrpc: '2.0', id: 'a', method: 'getHealth' },
+      { jsonrpc: '2.0', id: 7, method: 'noSuchMethod' },
+      { jsonrpc: '2.0', method: 'getHealth' }, // a notification: no reply
+      { jsonrpc: '2.0', id: 9, method: 'getSlot' },
+      { id: 10, method: 'getSlot' },
+    ]));
+    assert.equal(status, 200);
+    assert.deepEqual(JSON.parse(text), [
+      { jsonrpc: '2.0', result: 'ok', id: 'a' },
+      { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 7 },
+      { jsonrpc: '2.0', result: 0, id: 9 },
+      { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null },
+    ]);
+  });
+
+  test('malformed JSON, empty batch, unknown method and bad params', async () => {
+    assert.deepEqual(JSON.parse((await postRaw(url, '{"jsonrpc":')).text), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+    assert.deepEqual(JSON.parse((await postRaw(url, '[]')).text), { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null });
+    assert.deepEqual(await rpcCall(url, 'getBlocks'), { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 1 });
+    assert.deepEqual((await rpcCall(url, 'getBalance', ['not-an-address'])).error, { code: -32602, message: 'Invalid param: Invalid' });
+    assert.equal((await rpcCall(url, 'getBalance', [])).error?.code, -32602);
+    assert.equal((await rpcCall(url, 'getSlot', [{ commitment: 'soon' }])).error?.code, -32602);
+    assert.equal((await rpcCall(url, 'getAccountInfo', [TOKEN_PROGRAM, { encoding: 'base64+zstd' }])).error?.code, -32602);
+  });
+
+  test('minContextSlot in the future is refused with -32016', async () => {
+    assert.deepEqual((await rpcCall(url, 'getBalance', [TOKEN_PROGRAM, { minContextSlot: 1_000_000 }])).error, {
+      code: -32016,
+      message: 'Minimum context slot has not been reached',
+      data: { contextSlot: 0 },
+    });
+  });
+
+  test('u64 values are bare JSON integers', async () => {
+    const { text } = await postRaw(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountInfo', params: [TOKEN_PROGRAM, { encoding: 'base64' }] }));
+    assert.match(text, /"lamports":1141440,/);
+    assert.match(text, /"rentEpoch":18446744073709551615,/);
+  });
+
+  test('cluster information', async () => {
+    assert.equal(await rpcResult(url, 'getHealth'), 'ok');
+    assert.deepEqual(Object.keys(await rpcResult<object>(url, 'getVersion')), ['solana-core', 'feature-set']);
+    assert.match(await rpcResult<string>(url, 'getGenesisHash'), /^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    assert.match((await rpcResult<{ identity: string }>(url, 'getIdentity')).identity, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    assert.equal(await rpcResult(url, 'getMinimumBalanceForRentExemption', [165]), 2039280);
+    assert.equal(await rpcResult(url, 'getMinimumBalanceForRentExemption', [0]), 890880);
+    assert.deepEqual(await rpcResult(url, 'getRecentPrioritizationFees', []), [{ slot: 0, prioritizationFee: 0 }]);
+  });
+
+  test('slots, block height, epoch info and the blockhash window agree', async () => {
+    const first = await rpcResult<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash');
+    assert.equal(first.value.lastValidBlockHeight, first.context.slot + 150);
+    assert.equal(await rpcResult(url, 'localnet_warpSlots', [40]), first.context.slot + 40);
+    const slot = await rpcResult<number>(url, 'getSlot');
+    assert.equal(await rpcResult(url, 'getBlockHeight'), slot);
+    // Warm-up epochs: 32 slots in epoch 0, 64 in epoch 1.
+    assert.deepEqual(await rpcResult(url, 'getEpochInfo'), { absoluteSlot: 40, blockHeight: 40, epoch: 1, slotIndex: 8, slotsInEpoch: 64, transactionCount: 0 });
+    const latest = await rpcResult<{ value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash');
+    assert.notEqual(latest.value.blockhash, first.value.blockhash);
+    assert.equal(latest.value.lastValidBlockHeight, 190);
+    assert.deepEqual((await rpcResult<{ value: boolean }>(url, 'isBlockhashValid', [first.value.blockhash])).value, true);
+    // Valid while block height <= lastValidBlockHeight (150 blocks after the hash), not one block longer.
+    await rpcResult(url, 'localnet_warpSlots', [first.value.lastValidBlockHeight - 40]);
+    assert.equal((await rpcResult<{ value: boolean }>(url, 'isBlockhashValid', [first.value.blockhash])).value, true);
+    await rpcResult(url, 'localnet_warpSlots', [1]);
+    assert.equal((await rpcResult<{ value: boolean }>(url, 'isBlockhashValid', [first.value.blockhash])).value, false);
+    assert.equal((await rpcResult<{ value: boolean }>(url, 'isBlockhashValid', [latest.value.blockhash])).value, true);
+  });
+
+  test('SPL Token, Token-2022 and Associated Token programs and both native mints exist', async () => {
+    const accounts = await rpcResult<{ value: ({ executable: boolean; owner: string } | null)[] }>(url, 'getMultipleAccounts', [
+      [TOKEN_PROGRAM, TOKEN_2022_PROGRAM, ATA_PROGRAM, 'So11111111111111111111111111111111111111112', '9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP'],
+      { encoding: 'base64', dataSlice: { offset: 0, length: 0 } },
+    ]);
+    assert.deepEqual(accounts.value.map((a) => [a?.executable, a?.owner]), [
+      [true, 'BPFLoaderUpgradeab1e11111111111111111111111'],
+      [true, 'BPFLoaderUpgradeab1e11111111111111111111111'],
+      [true, 'BPFLoader2111111111111111111111111111111111'],
+      [false, TOKEN_PROGRAM],
+      [false, TOKEN_2022_PROGRAM],
+    ]);
+    const wsol = await rpcResult<{ value: { data: unknown } }>(url, 'getAccountInfo', ['So11111111111111111111111111111111111111112', { encoding: 'jsonParsed' }]);
+    assert.deepEqual(wsol.value.data, {
+      program: 'spl-token',
+      parsed: { type: 'mint', info: { decimals: 9, freezeAuthority: null, isInitialized: true, mintAuthority: null, supply: '0' } },
+      space: 82,
+    });
+  });
+
+  test('localnet_setAccount writes an account; encodings and dataSlice apply', async () => {
+    const target = 'Bv9P8uWcexNSoFXFbhh3aJAqMDjXCwE4FMXXKSJx94F4';
+    assert.equal(await rpcResult(url, 'localnet_setAccount', [target, { lamports: 1234, data: 'AQIDBAU=', owner: TOKEN_PROGRAM }]), null);
+    const base64 = await rpcResult<{ value: unknown }>(url, 'getAccountInfo', [target, { encoding: 'base64', dataSlice: { offset: 1, length: 2 } }]);
+    assert.deepEqual(base64.value, { data: ['AgM=', 'base64'], executable: false, lamports: 1234, owner: TOKEN_PROGRAM, rentEpoch: 18446744073709552000, space: 5 });
+    const binary = await rpcResult<{ value: { data: unknown } }>(url, 'getAccountInfo', [target]);
+    assert.equal(binary.value.data, '7bWpTW'); // default "binary" encoding: a bare base58 string
+    const parsedFallback = await rpcResult<{ value: { data: unknown } }>(url, 'getAccountInfo', [target, { encoding: 'jsonParsed' }]);
+    assert.deepEqual(parsedFallback.value.data, ['AQIDBAU=', 'base64']); // not a token account: base64
+    assert.equal((await rpcResult<{ value: number }>(url, 'getBalance', [target])).value, 1234);
+    assert.equal((await rpcResult<{ value: null }>(url, 'getAccountInfo', ['8qbHbw2BbbTHBW1sbeqakYXVKRQM8Ne7pLK7m6CVfeR'])).value, null);
+  });
+
+  test('getProgramAccounts with dataSize and memcmp filters', async () => {
+    const owner = 'CktRuQ2mttgRGkXJtyksdKHjUdc2C4TgDzyB98oEzy8';
+    await rpcResult(url, 'localnet_setAccount', [owner, { lamports: 10, data: 'AAAA', owner: ATA_PROGRAM }]);
+    await rpcResult(url, 'localnet_setAccount', ['GQn9sQcTxTHnpxBvz4gmkzVg7bYYxrJwBG2ZWsHhjLtX', { lamports: 10, data: 'AAECAwQF', owner: ATA_PROGRAM }]);
+    const all = await rpcResult<{ pubkey: string }[]>(url, 'getProgramAccounts', [ATA_PROGRAM, { encoding: 'base64', filters: [{ dataSize: 6 }] }]);
+    assert.deepEqual(all.map((a) => a.pubkey), ['GQn9sQcTxTHnpxBvz4gmkzVg7bYYxrJwBG2ZWsHhjLtX']);
+    const byBytes = await rpcResult<{ pubkey: string }[]>(url, 'getProgramAccounts', [ATA_PROGRAM, { encoding: 'base64', filters: [{ memcmp: { offset: 2, bytes: 'AgM=', encoding: 'base64' } }] }]);
+    assert.deepEqual(byBytes.map((a) => a.pubkey), ['GQn9sQcTxTHnpxBvz4gmkzVg7bYYxrJwBG2ZWsHhjLtX']);
+    const withContext = await rpcResult<{ context: { slot: number }; value: unknown[] }>(url, 'getProgramAccounts', [ATA_PROGRAM, { encoding: 'base64', withContext: true, filters: [{ memcmp: { offset: 0, bytes: '1' } }] }]);
+    assert.equal(withContext.value.length, 2); // base58 "1" = one zero byte, both accounts start with 0
+  });
+
+  test('GET /health and non-POST requests', async () => {
+    const health = await fetch(`${url}/health`);
+    assert.equal(await health.text(), 'ok');
+    assert.equal((await fetch(url)).status, 405);
+  });
+
+  test('request bodies over 10 MB are refused', async () => {
+    const { status } = await postRaw(url, `"${'x'.repeat(10 * 1024 * 1024)}"`);
+    assert.equal(status, 413);
+  });
+});
+
+describe('JSON-RPC without test mode', () => {
+  let localnet: Localnet;
+  before(async () => {
+    localnet = await startLocalnet({ port: 0, slotIntervalMs: 0 });
+  });
+  after(() => localnet.close());
+
+  test('localnet_* methods do not exist', async () => {
+    for (const [method, params] of [['localnet_warpSlots', [1]], ['localnet_setAccount', ['CktRuQ2mttgRGkXJtyksdKHjUdc2C4TgDzyB98oEzy8', { lamports: 1 }]]] as const) {
+      assert.deepEqual((await rpcCall(localnet.rpcUrl, method, [...params])).error, { code: -32601, message: 'Method not found' });
+    }
+    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot'), 0);
+  });
+});
+
+describe('startLocalnet options', () => {
+  test('an explicit port puts the WebSocket on port + 1, and close() is idempotent', async () => {
+    const probe = await startLocalnet({ port: 0, slotIntervalMs: 0 });
+    const port = Number(new URL(probe.rpcUrl).port);
+    await probe.close();
+    const localnet = await startLocalnet({ port, slotIntervalMs: 0 });
+    try {
+      assert.equal(localnet.rpcUrl, `http://127.0.0.1:${port}`);
+      assert.equal(localnet.wsUrl, `ws://127.0.0.1:${port + 1}`);
+    } finally {
+      await Promise.all([localnet.close(), localnet.close()]);
+      await localnet.close();
+    }
+  });
+
+  test('invalid ports are rejected and a busy port fails cleanly', async () => {
+    await assert.rejects(startLocalnet({ port: 70000 }), RangeError);
+    await assert.rejects(startLocalnet({ port: 65535 }), RangeError); // WebSocket would need 65536
+    const busy = await startLocalnet({ port: 0, slotIntervalMs: 0 });
+    try {
+      await assert.rejects(startLocalnet({ port: Number(new URL(busy.rpcUrl).port), wsPort: 0 }), /EADDRINUSE/);
+    } finally {
+      await busy.close();
+    }
+  });
+});
