@@ -118,7 +118,7 @@ const RPC_METHOD_OF: Record<string, string> = {
   simulate: 'simulateTransaction',
   sendAndConfirm: 'sendTransaction',
   getSignatureStatus: 'getSignatureStatuses',
-  isHealthy: 'getHealth',
+  isHealthy: 'healthCheck',
 };
 
 /**

@@ -7,7 +7,10 @@
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface RetryOptions {
-  /** How many times a 429 or 503 answer is retried (default 3; 0 turns retries off). */
+  /**
+   * How many times a 429 or 503 answer (or a burn's 409 REQUEST_IN_PROGRESS) is retried, after its
+   * Retry-After (default 3; 0 turns retries off).
+   */
   retries?: number;
   /** The longest wait the client accepts; a longer Retry-After is not waited for (default 30,000 ms). */
   maxDelayMs?: number;

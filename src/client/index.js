@@ -284,7 +284,9 @@ export function createCinderClient(options) {
         return { response, json: body.json };
       }
       const error = errorFromResponse(response, body.json, body.text);
-      if ((response.status === 429 || response.status === 503) && call.retryable && attempt < retry.retries) {
+      // 409 REQUEST_IN_PROGRESS: an earlier attempt with the same Idempotency-Key still runs; its answer comes next.
+      const retryableStatus = response.status === 429 || response.status === 503 || (response.status === 409 && error.code === 'REQUEST_IN_PROGRESS');
+      if (retryableStatus && call.retryable && attempt < retry.retries) {
         const delay = error.retryAfterMs ?? retry.baseDelayMs * 2 ** attempt;
         if (delay <= retry.maxDelayMs) {
           await waitOrThrow(delay, signal);

@@ -44,6 +44,7 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
     'INVALID_MINT',
     'INVALID_PRIORITY_FEE',
     'INVALID_PRIVATE_KEY',
+    'INVALID_IDEMPOTENCY_KEY',
     'IDEMPOTENCY_KEY_REUSED',
     'MINT_NOT_FOUND',
     'NO_TOKEN_ACCOUNT',
@@ -55,6 +56,7 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
     'TRANSACTION_REJECTED',
     'REQUEST_IN_PROGRESS',
     'RPC_UNAVAILABLE',
+    'SERVICE_UNAVAILABLE',
     ...API,
   ],
   generate_wallets: ['MISSING_FIELD', 'UNKNOWN_FIELD', 'INVALID_N', 'INVALID_PARAMETER', 'VANITY_TIMEOUT', 'SERVICE_UNAVAILABLE', ...API],
@@ -134,7 +136,7 @@ function problemResponse(status: number, codes: CinderErrorCode[]): OpenApiRespo
     'x-problem-codes': codes,
   };
   const headers: Record<string, unknown> = {};
-  if (status === 429 || status === 503) {
+  if (status === 409 || status === 429 || status === 503) {
     headers['Retry-After'] = { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } };
   }
   if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer', schema: { type: 'string' } };

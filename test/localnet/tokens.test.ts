@@ -1,0 +1,185 @@
+/** Token accounts and mints through the RPC, created with the shared test helpers. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { address, generateKeyPairSigner, getBase64Encoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { fetchMint, getApproveInstruction, getMintToInstruction, getSyncNativeInstruction, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  createAta,
+  createAuxTokenAccount,
+  createFundedSigner,
+  createTestMint,
+  freezeTokenAccount,
+  mintTokens,
+  sendInstructions,
+  setCloseAuthority,
+  startTestChain,
+  type TestChain,
+} from '../helpers/localChain.ts';
+import { rpcCall, rpcResult } from './rawRpc.ts';
+
+const TOKEN_2022 = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+const NATIVE_MINT = address('So11111111111111111111111111111111111111112');
+
+let chain: TestChain;
+let payer: KeyPairSigner;
+let owner: KeyPairSigner;
+let mint: Address;
+let ata: Address;
+let aux: Address;
+let mint22: Address;
+let ata22: Address;
+
+before(async () => {
+  chain = await startTestChain();
+  ({ signer: payer } = await createFundedSigner(chain));
+  owner = await generateKeyPairSigner();
+  mint = await createTestMint(chain, payer, { decimals: 6, freezeAuthority: payer.address });
+  ata = await createAta(chain, payer, owner.address, mint);
+  aux = await createAuxTokenAccount(chain, payer, owner.address, mint);
+  await mintTokens(chain, payer, mint, ata, 1_500_000n);
+  await mintTokens(chain, payer, mint, aux, 7n);
+  await freezeTokenAccount(chain, payer, aux, mint);
+  mint22 = await createTestMint(chain, payer, { decimals: 2, tokenProgram: TOKEN_2022 });
+  ata22 = await createAta(chain, payer, owner.address, mint22, TOKEN_2022);
+  await mintTokens(chain, payer, mint22, ata22, 12_345n, TOKEN_2022);
+});
+after(() => chain.close());
+
+test('fetchMint reads a mint created over RPC', async () => {
+  const { data, programAddress } = await fetchMint(chain.rpc, mint);
+  assert.equal(programAddress, TOKEN_PROGRAM_ADDRESS);
+  assert.deepEqual(data, {
+    mintAuthority: { __option: 'Some', value: payer.address },
+    supply: 1_500_007n,
+    decimals: 6,
+    isInitialized: true,
+    freezeAuthority: { __option: 'Some', value: payer.address },
+  });
+  assert.equal((await fetchMint(chain.rpc, mint22)).programAddress, TOKEN_2022);
+});
+
+test('getTokenAccountsByOwner with a mint filter, base64', async () => {
+  const { value } = await chain.rpc.getTokenAccountsByOwner(owner.address, { mint }, { encoding: 'base64' }).send();
+  const decoded = value
+    .map(({ pubkey, account }) => ({ pubkey, space: account.space, ...getTokenDecoder().decode(getBase64Encoder().encode(account.data[0])) }))
+    .sort((a, b) => Number(a.amount - b.amount));
+  assert.deepEqual(decoded.map(({ pubkey, space, amount, state, owner: o, mint: m }) => ({ pubkey, space, amount, state, owner: o, mint: m })), [
+    { pubkey: aux, space: 165n, amount: 7n, state: 2, owner: owner.address, mint },
+    { pubkey: ata, space: 165n, amount: 1_500_000n, state: 1, owner: owner.address, mint },
+  ]);
+});
+
+test('getTokenAccountsByOwner jsonParsed has the validator parsed.info shape', async () => {
+  const funded = await createFundedSigner(chain);
+  const delegate = await generateKeyPairSigner();
+  const ownerAta = await createAta(chain, funded.signer, funded.signer.address, mint);
+  await mintTokens(chain, payer, mint, ownerAta, 2_000_001n);
+  await sendInstructions(chain, funded.signer, [getApproveInstruction({ source: ownerAta, delegate: delegate.address, owner: funded.signer, amount: 500_000n })]);
+  await setCloseAuthority(chain, funded.signer, ownerAta, delegate.address);
+
+  const { value } = await chain.rpc.getTokenAccountsByOwner(funded.signer.address, { mint }, { encoding: 'jsonParsed' }).send();
+  assert.equal(value.length, 1);
+  assert.equal(value[0]!.pubkey, ownerAta);
+  assert.deepEqual(value[0]!.account.data, {
+    program: 'spl-token',
+    parsed: {
+      type: 'account',
+      info: {
+        isNative: false,
+        mint,
+        owner: funded.signer.address,
+        state: 'initialized',
+        tokenAmount: { amount: '2000001', decimals: 6, uiAmount: 2.000001, uiAmountString: '2.000001' },
+        delegate: delegate.address,
+        delegatedAmount: { amount: '500000', decimals: 6, uiAmount: 0.5, uiAmountString: '0.5' },
+        closeAuthority: delegate.address,
+      },
+    },
+    space: 165n,
+  });
+
+  const frozen = await chain.rpc.getTokenAccountsByOwner(owner.address, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'jsonParsed' }).send();
+  const states = frozen.value.map((a) => [a.pubkey, a.account.data.parsed.info.state]).sort();
+  assert.deepEqual(states, [[ata, 'initialized'], [aux, 'frozen']].sort());
+});
+
+test('Token-2022 accounts: programId filter, extensions, decimals from the mint', async () => {
+  const { value } = await chain.rpc.getTokenAccountsByOwner(owner.address, { programId: TOKEN_2022 }, { encoding: 'jsonParsed' }).send();
+  assert.equal(value.length, 1);
+  assert.deepEqual(value[0]!.account.data, {
+    program: 'spl-token-2022',
+    parsed: {
+      type: 'account',
+      info: {
+        isNative: false,
+        mint: mint22,
+        owner: owner.address,
+        state: 'initialized',
+        tokenAmount: { amount: '12345', decimals: 2, uiAmount: 123.45, uiAmountString: '123.45' },
+        extensions: [{ extension: 'immutableOwner' }],
+      },
+    },
+    space: 170n,
+  });
+  const byMint = await chain.rpc.getTokenAccountsByOwner(owner.address, { mint: mint22 }, { encoding: 'base64' }).send();
+  assert.deepEqual(byMint.value.map((a) => [a.pubkey, a.account.owner, a.account.space]), [[ata22, TOKEN_2022, 170n]]);
+});
+
+test('getTokenAccountsByOwner rejects unknown programs and mints like the validator', async () => {
+  const url = chain.localnet.rpcUrl;
+  assert.deepEqual((await rpcCall(url, 'getTokenAccountsByOwner', [owner.address, { programId: '11111111111111111111111111111111' }])).error, {
+    code: -32602,
+    message: 'Invalid param: unrecognized Token program id',
+  });
+  const { address: nowhere } = await generateKeyPairSigner();
+  assert.deepEqual((await rpcCall(url, 'getTokenAccountsByOwner', [owner.address, { mint: nowhere }])).error, {
+    code: -32602,
+    message: 'Invalid param: could not find mint',
+  });
+});
+
+test('getProgramAccounts on the token program with dataSize + memcmp (owner at offset 32)', async () => {
+  const accounts = await chain.rpc
+    .getProgramAccounts(TOKEN_PROGRAM_ADDRESS, {
+      encoding: 'base64',
+      filters: [{ dataSize: 165n }, { memcmp: { offset: 32n, bytes: owner.address as never, encoding: 'base58' } }],
+    })
+    .send();
+  assert.deepEqual(accounts.map((a) => a.pubkey).sort(), [ata, aux].sort());
+});
+
+test('getTokenAccountBalance and getTokenSupply', async () => {
+  assert.deepEqual((await chain.rpc.getTokenAccountBalance(aux).send()).value, { amount: '7', decimals: 6, uiAmount: 0.000007, uiAmountString: '0.000007' });
+  assert.deepEqual((await chain.rpc.getTokenAccountBalance(ata).send()).value, { amount: '1500000', decimals: 6, uiAmount: 1.5, uiAmountString: '1.5' });
+  const supply = await rpcResult<{ value: unknown }>(chain.localnet.rpcUrl, 'getTokenSupply', [mint22]);
+  assert.deepEqual(supply.value, { amount: '12345', decimals: 2, uiAmount: 123.45, uiAmountString: '123.45' });
+});
+
+test('wrapped SOL: isNative and rentExemptReserve', async () => {
+  const wsolAta = await createAta(chain, payer, payer.address, NATIVE_MINT);
+  await sendInstructions(chain, payer, [
+    getTransferSolInstruction({ source: payer, destination: wsolAta, amount: 300_000_000n }),
+    getSyncNativeInstruction({ account: wsolAta }),
+  ]);
+  const { value } = await chain.rpc.getTokenAccountsByOwner(payer.address, { mint: NATIVE_MINT }, { encoding: 'jsonParsed' }).send();
+  assert.deepEqual(value[0]!.account.data.parsed.info, {
+    isNative: true,
+    mint: NATIVE_MINT,
+    owner: payer.address,
+    state: 'initialized',
+    tokenAmount: { amount: '300000000', decimals: 9, uiAmount: 0.3, uiAmountString: '0.3' },
+    rentExemptReserve: { amount: '2039280', decimals: 9, uiAmount: 0.00203928, uiAmountString: '0.00203928' },
+  });
+});
+
+test('getTransaction reports token balances before and after', async () => {
+  const signature = await sendInstructions(chain, payer, [getMintToInstruction({ mint, token: ata, mintAuthority: payer, amount: 500_000n })]);
+  const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
+  const index = landed!.transaction.message.accountKeys.indexOf(ata);
+  const pick = (balances: readonly { accountIndex: number; mint: string; owner?: string; programId?: string; uiTokenAmount: { amount: string } }[]) =>
+    balances.map((b) => ({ accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, programId: b.programId, amount: b.uiTokenAmount.amount }));
+  const expected = (amount: string) => [{ accountIndex: index, mint, owner: owner.address, programId: TOKEN_PROGRAM_ADDRESS, amount }];
+  assert.deepEqual(pick(landed!.meta!.preTokenBalances!), expected('1500000'));
+  assert.deepEqual(pick(landed!.meta!.postTokenBalances!), expected('2000000'));
+});
