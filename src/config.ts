@@ -8,7 +8,6 @@ import { Value } from 'typebox/value';
 const UINT = '^(0|[1-9][0-9]*)$';
 const POSITIVE_INT = '^[1-9][0-9]*$';
 const DECIMAL = '^(0|[1-9][0-9]*)(\\.[0-9]{1,9})?$';
-const BOOL = '^(true|false|1|0)$';
 
 const EnvSchema = Type.Object({
   HOST: Type.Optional(Type.String({ minLength: 1, description: 'Address the HTTP server listens on' })),

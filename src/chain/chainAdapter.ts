@@ -221,6 +221,7 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
       let lastBroadcast = 0;
       let possiblyDelivered = false;
       let undeliveredSends = 0;
+      let polls = 0;
       while (Date.now() < deadline) {
         if (Date.now() - lastBroadcast >= rebroadcastIntervalMs) {
           lastBroadcast = Date.now();
@@ -235,7 +236,8 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
             // Otherwise the next rebroadcast tries again, and a status poll may still find it.
           }
         }
-        await sleep(Math.min(pollIntervalMs, Math.max(0, deadline - Date.now())));
+        // Quick first looks (a local or fast cluster confirms in tens of ms), then every pollIntervalMs.
+        await sleep(Math.min(Math.min(pollIntervalMs, 25 * 2 ** polls++), Math.max(0, deadline - Date.now())));
         if (!possiblyDelivered) continue;
         try {
           const status = await getSignatureStatus(signature, Math.min(deadline, Date.now() + callTimeoutMs));

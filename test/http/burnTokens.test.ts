@@ -154,6 +154,11 @@ describe('POST /api/burn_tokens: success', () => {
     assert.equal(await getLamports(t.chain, h.signer.address), balanceBefore + 2_039_280n - BigInt(details.feeLamports));
     const status = await t.chain.rpc.getSignatureStatuses([signature]).send();
     assert.equal(status.value[0]?.err, null);
+    // The limit is the units the transaction really used + 10 %, at least + 1,000 CU.
+    const landed = await t.chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+    const used = Number(landed?.meta?.computeUnitsConsumed);
+    assert.equal(details.computeUnitLimit, Math.max(Math.ceil(used * 1.1), used + 1000));
+    assert.equal(landed?.meta?.fee, BigInt(details.feeLamports));
   });
 
   for (const format of ['base58 64-byte secret key', 'base58 32-byte seed', 'solana-keygen JSON array as a string', 'solana-keygen JSON array'] as const) {
@@ -204,6 +209,29 @@ describe('POST /api/burn_tokens: success', () => {
     assert.equal(await supplyOf(h.mint), 0n);
     assert.equal(await getLamports(t.chain, aux), 0n);
   });
+});
+
+describe('POST /api/burn_tokens: priority fee arithmetic, checked against what the chain charged', () => {
+  for (const priorityFee of [0, 0.000000001, 0.000001, 0.000123457, 0.001, 0.01]) {
+    it(`priorityFee ${priorityFee} SOL: charged ≤ asked, within 1 lamport, and exactly what the owner paid`, async () => {
+      const h = await createHolder();
+      const before = await getLamports(t.chain, h.signer.address);
+      const response = await burn({ mint: h.mint, priorityFee, userPrivateKey: h.key });
+      assert.equal(response.statusCode, 200, response.body);
+      const { details } = response.json();
+      const asked = BigInt(Math.round(priorityFee * 1e9));
+      const limit = BigInt(details.computeUnitLimit);
+      const price = BigInt(details.computeUnitPriceMicroLamports);
+      assert.equal(price, (asked * 1_000_000n) / limit, 'price = floor(fee × 1e6 / limit)');
+      const charged = BigInt(details.feeLamports) - 5000n;
+      assert.equal(charged, (price * limit + 999_999n) / 1_000_000n);
+      assert.ok(charged <= asked && asked - charged <= 1n, `charged ${charged} for ${asked} asked`);
+      // The chain debited exactly base fee + priority fee: owner delta = rent − fee, to the lamport.
+      assert.equal(await getLamports(t.chain, h.signer.address), before + 2_039_280n - 5000n - charged);
+      // The limit is the simulated units + 10 % (at least + 1,000): tight, not the 200k default.
+      assert.ok(details.computeUnitLimit > 1000 && details.computeUnitLimit < 20_000, `limit ${details.computeUnitLimit}`);
+    });
+  }
 });
 
 describe('POST /api/burn_tokens: 400 before anything is sent', () => {

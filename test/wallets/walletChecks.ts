@@ -1,6 +1,7 @@
 /** Independent checks of generated wallets: bs58 and node:crypto (OpenSSL), no code under test. */
 import assert from 'node:assert/strict';
-import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import { mnemonicToSeedSync } from '@scure/bip39';
 import bs58 from 'bs58';
 import type { GeneratedWallets } from '../../src/wallets/index.ts';
 
@@ -61,4 +62,23 @@ export function checkSigns(seed: Uint8Array, address: string): void {
   const publicKey = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, bs58.decode(address)]), format: 'der', type: 'spki' });
   const message = Buffer.from(`cinder ${address}`);
   assert.ok(verify(null, message, publicKey, sign(null, message, privateKey)), 'a signature by the seed verifies under the address');
+}
+
+/** SLIP-0010 ed25519 written from the specification with node:crypto, as an independent path. */
+export function referenceSlip10(seed: Uint8Array, path: number[]): Buffer {
+  let I = createHmac('sha512', 'ed25519 seed').update(seed).digest();
+  for (const index of path) {
+    const data = Buffer.alloc(37);
+    I.copy(data, 1, 0, 32);
+    data.writeUInt32BE(index, 33);
+    I = createHmac('sha512', I.subarray(32)).update(data).digest();
+  }
+  return I.subarray(0, 32);
+}
+
+const H = 0x80000000;
+
+/** Address of a phrase at m/44'/501'/0'/0' by independent means: scure's PBKDF2, the reference SLIP-0010, OpenSSL ed25519. */
+export function referenceAddress(mnemonic: string): string {
+  return addressOfSeed(referenceSlip10(mnemonicToSeedSync(mnemonic), [44 + H, 501 + H, H, H]));
 }

@@ -1,0 +1,81 @@
+/**
+ * The docs page in real headless Chromium (Debian's `chromium`, driven by playwright-core), with
+ * every request to another origin blocked: the page must work offline. It shows both operations
+ * and runs "Try it out" on generate_wallets with n=2. Screenshot: test-output/docs-generate-wallets.png.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// .ci/run installs Chromium and sets this: there, a missing browser is a failure, not a skip.
+const REQUIRED = process.env.CINDER_BROWSER_REQUIRED === '1';
+const SCREENSHOT = 'test-output/docs-generate-wallets.png';
+
+let t: TestApp;
+let url: string;
+let browser: Browser | undefined;
+
+before(async () => {
+  t = await createTestApp();
+  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+});
+after(async () => {
+  await browser?.close();
+  await t.close();
+});
+
+it('GET /docs: both operations, and "Try it out" on generate_wallets with n=2', { timeout: 120_000 }, async (context) => {
+  if (!existsSync(CHROMIUM)) {
+    if (REQUIRED) assert.fail(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+    context.skip(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    return;
+  }
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+  const elsewhere: string[] = [];
+  const pageErrors: string[] = [];
+  await page.route('**/*', (route) => {
+    if (new URL(route.request().url()).origin === url) return route.continue();
+    elsewhere.push(route.request().url());
+    return route.abort();
+  });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+
+  await page.goto(`${url}/docs`);
+  const burn = page.locator('#operations-burn-burn_tokens');
+  const wallets = page.locator('#operations-wallets-generate_wallets');
+  await burn.waitFor();
+  await wallets.waitFor();
+  assert.match(await burn.locator('.opblock-summary-path').innerText(), /\/api\/burn_tokens/);
+  assert.match(await wallets.locator('.opblock-summary-path').innerText(), /\/api\/generate_wallets/);
+
+  await wallets.locator('.opblock-summary').click();
+  await wallets.locator('button.try-out__btn').click();
+  const n = wallets.locator('tr[data-param-name="n"] input');
+  await n.fill('2');
+  await wallets.locator('button.execute').click();
+  const body = wallets.locator('.live-responses-table .response-col_description .highlight-code pre');
+  await body.waitFor();
+  const answer = JSON.parse(await body.innerText()) as { wallets: string[]; keypairs: { address: string }[] };
+  assert.equal(await wallets.locator('.live-responses-table tr.response .response-col_status').innerText(), '200');
+
+  mkdirSync('test-output', { recursive: true });
+  await wallets.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+  assert.equal(answer.wallets.length, 2);
+  for (const address of answer.wallets) assert.match(address, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  assert.notEqual(answer.wallets[0], answer.wallets[1]);
+  assert.deepEqual(
+    answer.keypairs.map((k) => k.address),
+    answer.wallets,
+  );
+  assert.deepEqual(elsewhere, [], 'the page asked for nothing outside this server');
+  assert.deepEqual(pageErrors, []);
+});
