@@ -75,9 +75,9 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   await registerOpenApi(app);
 
   registerHealthRoutes(app, deps);
-  registerBurnTokensRoute(app, deps);
+  registerBurnTokensRoute(app, { ...deps, sentTransactions: stores.sentTransactions });
   registerGenerateWalletsRoute(app, deps);
-  registerTransactionsRoute(app, deps);
+  registerTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions });
 
   await app.ready();
   return app;

@@ -27,6 +27,7 @@ import { MAX_COMPUTE_UNIT_LIMIT, planBurn, type BurnPlan, type PlannedTransactio
 import { computeUnitPriceFor, formatSol, priorityFeeCharged } from './priorityFee.ts';
 import { decodeMint, decodeTokenAccount, type MintState, type TokenAccountState } from './tokenState.ts';
 import { describeBurn } from './describeBurn.ts';
+import type { SentTransactionLog } from '../store/sentTransactions.ts';
 
 export const BASE_FEE_LAMPORTS_PER_SIGNATURE = 5000n;
 
@@ -72,6 +73,7 @@ export interface BurnResult {
 export interface BurnDeps {
   chain: ChainAdapter;
   burnDeadlineMs: number;
+  sentTransactions: SentTransactionLog;
 }
 
 /** Simulated units + 10 %, and at least 1,000 CU of headroom. */
@@ -102,7 +104,7 @@ interface PreparedTransaction {
   feeLamports: bigint;
 }
 
-export function createBurnTokens({ chain, burnDeadlineMs }: BurnDeps) {
+export function createBurnTokens({ chain, burnDeadlineMs, sentTransactions }: BurnDeps) {
   async function loadState(owner: Address, mintAddress: Address, deadline: number) {
     const [mintResult, accountsResult, balance, lifetime] = await Promise.allSettled([
       chain.getAccounts([mintAddress], deadline),
@@ -174,6 +176,9 @@ export function createBurnTokens({ chain, burnDeadlineMs }: BurnDeps) {
     const signature = getSignatureFromTransaction(signed);
     let outcome: SendOutcome | 'not-sent';
     try {
+      // Recorded first, so GET /api/transactions can say `pending` for it from any instance. Best
+      // effort: without the record that endpoint answers 404 until the transaction lands.
+      await sentTransactions.record(signature, lifetime.lastValidBlockHeight).catch(() => undefined);
       outcome = await chain.sendAndConfirm(
         { wire: getBase64EncodedWireTransaction(signed), signature, lastValidBlockHeight: lifetime.lastValidBlockHeight },
         deadline,

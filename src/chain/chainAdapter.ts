@@ -64,6 +64,7 @@ export interface ChainAdapter {
   simulate(wire: Base64EncodedWireTransaction, deadline: number): Promise<SimulationResult>;
   sendAndConfirm(transaction: SignedTransaction, deadline: number): Promise<SendOutcome>;
   getSignatureStatus(signature: Signature, deadline: number): Promise<SignatureStatus | null>;
+  getBlockHeight(deadline: number): Promise<bigint>;
   isHealthy(): Promise<boolean>;
 }
 
@@ -211,6 +212,10 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     },
 
     getSignatureStatus,
+
+    async getBlockHeight(deadline) {
+      return read((abortSignal) => rpc.getBlockHeight({ commitment }).send({ abortSignal }), deadline);
+    },
 
     /**
      * Solana's recommended landing loop: send with maxRetries 0 and rebroadcast the same bytes

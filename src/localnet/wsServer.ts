@@ -178,7 +178,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
         close: () =>
           new Promise<void>((done) => {
             for (const stop of unlisten) stop();
-            // removed
+            for (const client of clients) client.socket.terminate();
             clients.clear();
             wss.close();
             httpServer.close(() => done());

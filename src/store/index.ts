@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import type { Metrics } from '../metrics.ts';
 import { createMemoryIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './idempotencyStore.ts';
 import { closeRedis, createRedisClient } from './redis.ts';
+import { createMemorySentTransactionLog, createRedisSentTransactionLog, type SentTransactionLog } from './sentTransactions.ts';
 import { createMemoryWindowCounter, createRedisWindowCounter, type WindowCounter } from './windowCounter.ts';
 
 export interface Stores {
@@ -17,6 +18,7 @@ export interface Stores {
   redis: Redis | null;
   walletBudget: WindowCounter;
   idempotency: IdempotencyStore;
+  sentTransactions: SentTransactionLog;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function createStores({ config, logger, metrics }: { config: Pick<C
       redis: null,
       walletBudget: createMemoryWindowCounter(),
       idempotency: createMemoryIdempotencyStore(),
+      sentTransactions: createMemorySentTransactionLog(),
       close: async () => {},
     };
   }
@@ -34,6 +37,7 @@ export async function createStores({ config, logger, metrics }: { config: Pick<C
     redis,
     walletBudget: createRedisWindowCounter(redis),
     idempotency: createRedisIdempotencyStore(redis),
+    sentTransactions: createRedisSentTransactionLog(redis),
     close: () => closeRedis(redis),
   };
 }

@@ -5,6 +5,7 @@ import { createBurnTokens, type BurnResult } from '../../burn/burnTokens.ts';
 import { formatSol, priorityFeeToLamports } from '../../burn/priorityFee.ts';
 import { CinderError } from '../../errors.ts';
 import { parsePrivateKey, PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
+import type { SentTransactionLog } from '../../store/sentTransactions.ts';
 
 const U64 = Type.String({ pattern: '^[0-9]+$', description: 'u64 as a decimal string' });
 
@@ -102,8 +103,11 @@ export function parseMint(mint: string): Address {
 
 const problem = Type.Ref('Problem');
 
-export function registerBurnTokensRoute(app: CinderApp, { chain, config }: Pick<AppDeps, 'chain' | 'config'>): void {
-  const burnTokens = createBurnTokens({ chain, burnDeadlineMs: config.burnDeadlineMs });
+export function registerBurnTokensRoute(
+  app: CinderApp,
+  { chain, config, sentTransactions }: Pick<AppDeps, 'chain' | 'config'> & { sentTransactions: SentTransactionLog },
+): void {
+  const burnTokens = createBurnTokens({ chain, burnDeadlineMs: config.burnDeadlineMs, sentTransactions });
 
   app.post(
     '/api/burn_tokens',

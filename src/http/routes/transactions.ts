@@ -1,8 +1,11 @@
 import { isSignature } from '@solana/kit';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../../app.ts';
+import type { SignatureStatus } from '../../chain/chainAdapter.ts';
+import type { Commitment } from '../../config.ts';
 import { describeTransactionError } from '../../chain/transactionError.ts';
 import { CinderError } from '../../errors.ts';
+import type { SentTransactionLog } from '../../store/sentTransactions.ts';
 
 const RANK = { processed: 0, confirmed: 1, finalized: 2 } as const;
 
@@ -14,7 +17,10 @@ export const TransactionStatusSchema = Type.Object({
   slot: Type.Optional(Type.Integer()),
 });
 
-export function registerTransactionsRoute(app: CinderApp, { chain }: Pick<AppDeps, 'chain'>): void {
+export function registerTransactionsRoute(
+  app: CinderApp,
+  { chain, sentTransactions }: Pick<AppDeps, 'chain'> & { sentTransactions: SentTransactionLog },
+): void {
   app.get(
     '/api/transactions/:signature',
     {
@@ -33,16 +39,33 @@ export function registerTransactionsRoute(app: CinderApp, { chain }: Pick<AppDep
           errors: [{ field: 'signature', message: 'is not a base58 signature of 64 bytes' }],
         });
       }
-      const status = await chain.getSignatureStatus(signature, Date.now() + 15_000);
-      if (!status) throw new CinderError('TRANSACTION_NOT_FOUND', `The chain has no record of transaction ${signature}.`);
-      const base = { transactionId: signature, tx_hash: signature, slot: Number(status.slot) };
-      if (status.err) {
-        return { ...base, status: 'failed' as const, message: `The transaction landed but failed: ${describeTransactionError(status.err)}; nothing it contained took effect.` };
+      const deadline = Date.now() + 15_000;
+      const status = await chain.getSignatureStatus(signature, deadline);
+      if (!status) {
+        const lastValidBlockHeight = await sentTransactions.lastValidBlockHeightOf(signature).catch(() => null);
+        if (lastValidBlockHeight === null) throw new CinderError('TRANSACTION_NOT_FOUND', `The chain has no record of transaction ${signature}.`);
+        if ((await chain.getBlockHeight(deadline)) <= lastValidBlockHeight) {
+          return { transactionId: signature, tx_hash: signature, status: 'pending' as const, message: 'The transaction was sent and has not landed yet; it can still land until its blockhash expires (about a minute).' };
+        }
+        // Expired: one more look, since it may have landed between the two calls.
+        const late = await chain.getSignatureStatus(signature, deadline);
+        if (!late) {
+          return { transactionId: signature, tx_hash: signature, status: 'failed' as const, message: 'The transaction expired without landing; nothing was burned. It is safe to send the burn again.' };
+        }
+        return describeStatus(signature, late, chain.commitment);
       }
-      const final = status.confirmationStatus !== null && RANK[status.confirmationStatus] >= RANK[chain.commitment];
-      return final
-        ? { ...base, status: 'success' as const, message: `The transaction is ${status.confirmationStatus}.` }
-        : { ...base, status: 'pending' as const, message: `The transaction was processed but is not yet ${chain.commitment}.` };
+      return describeStatus(signature, status, chain.commitment);
     },
   );
+}
+
+function describeStatus(signature: string, status: SignatureStatus, commitment: Commitment) {
+  const base = { transactionId: signature, tx_hash: signature, slot: Number(status.slot) };
+  if (status.err) {
+    return { ...base, status: 'failed' as const, message: `The transaction landed but failed: ${describeTransactionError(status.err)}; nothing it contained took effect.` };
+  }
+  const final = status.confirmationStatus !== null && RANK[status.confirmationStatus] >= RANK[commitment];
+  return final
+    ? { ...base, status: 'success' as const, message: `The transaction is ${status.confirmationStatus}.` }
+    : { ...base, status: 'pending' as const, message: `The transaction was processed but is not yet ${commitment}.` };
 }

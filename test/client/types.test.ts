@@ -1,0 +1,73 @@
+/**
+ * `cinder/client` is plain JavaScript with hand-written types: this file keeps the two honest.
+ * - tsc checks src/client/index.js (`// @ts-check`, JSDoc typed by index.d.ts) in strict mode;
+ * - the module's runtime exports are exactly the ones index.d.ts declares;
+ * - the package self-reference `cinder/client` resolves, for TypeScript (this file imports it) and
+ *   for plain Node without tsx or any build step.
+ * The type-level assertions below are checked by `npm run typecheck`.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { after, before, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import * as client from 'cinder/client';
+import type { BurnResult, CinderApiError, GeneratedWallets, TransactionStatusResult } from 'cinder/client';
+import { startFormBServer, type FormBServer } from './formBServer.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+// Type-level checks (compile errors, not runtime ones).
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Returned<K extends keyof client.CinderClient> = Awaited<ReturnType<client.CinderClient[K]>>;
+const typeChecks: [
+  Equal<Returned<'burnTokens'>, BurnResult>,
+  Equal<Returned<'generateWallets'>, GeneratedWallets>,
+  Equal<Returned<'getTransaction'>, TransactionStatusResult>,
+  Equal<BurnResult['form'], 'A' | 'B' | 'A+B'>,
+  Equal<BurnResult['status'], 'success' | 'failed' | 'pending' | 'unknown'>,
+  Equal<Pick<CinderApiError, 'status' | 'code' | 'detail'>, { readonly status: number; readonly code: string; readonly detail: string }>,
+] = [true, true, true, true, true, true];
+void typeChecks;
+
+let server: FormBServer;
+before(async () => {
+  server = await startFormBServer();
+});
+after(async () => {
+  await server.close();
+});
+
+function run(file: string, args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, env: { PATH: process.env.PATH! } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+it('src/client/index.js type-checks (strict) against src/client/index.d.ts', { timeout: 120_000 }, async () => {
+  const tsc = await run(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'test/client/tsconfig.checkjs.json']);
+  assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
+});
+
+it('exports at run time exactly what index.d.ts declares', async () => {
+  const declarations = await readFile(new URL('../../src/client/index.d.ts', import.meta.url), 'utf8');
+  const declared = [...declarations.matchAll(/^export declare (?:function|class|const) (\w+)/gm)].map((m) => m[1]!).sort();
+  assert.deepEqual(Object.keys(client).sort(), declared);
+});
+
+it('loads as cinder/client in plain Node, without tsx or a build step', async () => {
+  const script = `
+    import { createCinderClient, CinderApiError } from 'cinder/client';
+    const cinder = createCinderClient({ baseUrl: ${JSON.stringify(server.url)} });
+    const { wallets } = await cinder.generateWallets(2);
+    const burn = await cinder.burnTokens({ mint: 'M', priorityFee: 0, userPrivateKey: 'k' });
+    console.log(JSON.stringify({ wallets: wallets.length, form: burn.form, error: typeof CinderApiError }));
+  `;
+  const result = await run(process.execPath, ['--input-type=module', '-e', script]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(JSON.parse(result.stdout), { wallets: 2, form: 'B', error: 'function' });
+  const imported = await run(process.execPath, ['-e', "import('cinder/client').then((m) => console.log(typeof m.createCinderClient))"]);
+  assert.equal(imported.stdout, 'function\n', imported.stderr);
+});
