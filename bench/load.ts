@@ -31,6 +31,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '30' },
     connections: { type: 'string', default: '200' },
     holders: { type: 'string', default: '200' },
+    warmup: { type: 'string', default: '10' },
     redis: { type: 'boolean', default: false },
   },
 });
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 const holderCount = Number(args.holders);
+const warmup = Number(args.warmup);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function freePort(): Promise<number> {
@@ -99,12 +101,20 @@ async function startTarget(): Promise<Target> {
 interface Memory {
   rss: number;
   heapUsed: number;
+  /** The server's event-loop delay since the previous scrape (prom-client resets it on each). */
+  lagP99: number;
+  lagMax: number;
 }
 
 async function memoryOf(url: string): Promise<Memory> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const read = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ').at(-1) ?? NaN);
-  return { rss: read('cinder_process_resident_memory_bytes'), heapUsed: read('cinder_nodejs_heap_size_used_bytes') };
+  return {
+    rss: read('cinder_process_resident_memory_bytes'),
+    heapUsed: read('cinder_nodejs_heap_size_used_bytes'),
+    lagP99: read('cinder_nodejs_eventloop_lag_p99_seconds'),
+    lagMax: read('cinder_nodejs_eventloop_lag_max_seconds'),
+  };
 }
 
 /** The request and burn counters of the server's /metrics. */
@@ -117,6 +127,22 @@ async function countsOf(url: string): Promise<Map<string, number>> {
     counts.set(line.slice(0, at), Number(line.slice(at + 1)));
   }
   return counts;
+}
+
+/** Cumulative latency buckets per method + route (all statuses together), from /metrics. */
+async function latencyOf(url: string): Promise<Map<string, Map<number, number>>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const routes = new Map<string, Map<number, number>>();
+  for (const line of text.split('\n')) {
+    const match = /^cinder_http_request_duration_seconds_bucket\{le="([^"]+)",method="([A-Z]+)",route="([^"]+)",status="\d+"\} (\d+)$/.exec(line);
+    if (!match || !match[3]!.startsWith('/api')) continue;
+    const key = `${match[2]} ${match[3]}`;
+    const bound = match[1] === '+Inf' ? Infinity : Number(match[1]);
+    const buckets = routes.get(key) ?? new Map<number, number>();
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[4]));
+    routes.set(key, buckets);
+  }
+  return routes;
 }
 
 function diff(before: Map<string, number>, after: Map<string, number>): [string, number][] {
@@ -155,6 +181,9 @@ async function main() {
       rpcSubscriptions: createSolanaRpcSubscriptions(target.wsUrl),
     } as unknown as TestChain;
     const holders = await makeHolders(chain, holderCount);
+    // The warm-up burns holders of its own, so the measured run starts with all of its holders.
+    const warmHolders = warmup > 0 ? await makeHolders(chain, Math.ceil(holderCount / 4)) : [];
+    let pool = warmHolders;
 
     // One real burn first, for a signature to look up during the run.
     const first = holders.shift()!;
@@ -172,7 +201,7 @@ async function main() {
       method: 'POST',
       path: '/api/burn_tokens',
       setupRequest: (request) => {
-        const holder = holders[nextHolder++ % holders.length]!;
+        const holder = pool[nextHolder++ % pool.length]!;
         const idempotent = nextHolder % 2 === 0;
         return {
           ...request,
@@ -198,9 +227,20 @@ async function main() {
     ];
 
     await sleep(1000);
+    const cold = await memoryOf(target.url);
+    console.log(`  server memory, idle after start: rss ${mib(cold.rss)}, heap used ${mib(cold.heapUsed)}`);
+    if (warmup > 0) {
+      // Worker threads, JIT and pools start on first use: the measured run starts warm.
+      console.log(`  warm-up: ${warmup} s of the same traffic (not measured)`);
+      await autocannon({ url: target.url, connections, duration: warmup, requests: sequence, timeout: 30 });
+      await sleep(2000);
+    }
+    pool = holders;
+    nextHolder = 0;
     const countsBefore = await countsOf(target.url);
+    const latencyBefore = await latencyOf(target.url);
     const before = await memoryOf(target.url);
-    console.log(`  server memory before: rss ${mib(before.rss)}, heap used ${mib(before.heapUsed)}`);
+    console.log(`  server memory at the start of the measured run: rss ${mib(before.rss)}, heap used ${mib(before.heapUsed)}`);
     const samples: Memory[] = [];
     const sampler = setInterval(() => void memoryOf(target.url).then((m) => samples.push(m), () => {}), 5000);
     const result = await autocannon({ url: target.url, connections, duration, requests: sequence, timeout: 30 });
@@ -218,12 +258,25 @@ async function main() {
     // Per route and per burn outcome, as the server counted them (its /metrics, before → after).
     const counted = diff(countsBefore, await countsOf(target.url));
     for (const [sample, count] of counted) console.log(`    ${sample.padEnd(80)} ${count}`);
+    console.log('  server-side latency by route (from its histogram: the bucket bound that holds p50 / p99):');
+    const latencyAfter = await latencyOf(target.url);
+    for (const [route, buckets] of latencyAfter) {
+      const start = latencyBefore.get(route) ?? new Map<number, number>();
+      const counts = [...buckets].map(([bound, count]): [number, number] => [bound, count - (start.get(bound) ?? 0)]).sort((a, b) => a[0] - b[0]);
+      const total = counts.at(-1)?.[1] ?? 0;
+      if (total === 0) continue;
+      const quantile = (q: number) => counts.find(([, c]) => c >= q * total)?.[0] ?? Infinity;
+      console.log(`    ${route.padEnd(60)} n=${String(total).padStart(6)}  p50 ≤ ${quantile(0.5)} s  p99 ≤ ${quantile(0.99)} s`);
+    }
     console.log(
       `  token holders: ${holders.length}; burns after those reuse them: 400 NO_TOKEN_ACCOUNT, or 200 with status "failed" when one races the first burn of the same holder`,
     );
-    console.log('  server memory (rss / heap used):');
+    console.log('  server memory (rss / heap used), and its event-loop delay over the previous 5 s (p99 / max):');
     console.log(`    before         ${mib(before.rss)} / ${mib(before.heapUsed)}`);
-    samples.forEach((m, i) => console.log(`    at ${String((i + 1) * 5).padStart(3)} s       ${mib(m.rss)} / ${mib(m.heapUsed)}`));
+    const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
+    samples.forEach((m, i) =>
+      console.log(`    at ${String((i + 1) * 5).padStart(3)} s       ${mib(m.rss)} / ${mib(m.heapUsed)}   loop delay ${ms(m.lagP99)} / ${ms(m.lagMax)}`),
+    );
     console.log(`    end            ${mib(end.rss)} / ${mib(end.heapUsed)}`);
     console.log(`    5 s idle after ${mib(idle.rss)} / ${mib(idle.heapUsed)}`);
     if (result['5xx'] > 0 || result.errors > 0) {

@@ -28,6 +28,10 @@ async function main(config: Config): Promise<void> {
       { host: config.host },
       'WARNING: listening on a non-loopback address without API_KEYS: anyone who can reach this port can use the service',
     );
+    // Also on stderr, so that a quiet LOG_LEVEL (error, silent) cannot hide it.
+    process.stderr.write(
+      `cinder: WARNING: listening on ${config.host} (not loopback) without API_KEYS: anyone who can reach this port can use the service. Set API_KEYS, or HOST=127.0.0.1.\n`,
+    );
   }
   const url = await app.listen({ host: config.host, port: config.port });
   process.stdout.write(

@@ -10,7 +10,7 @@
  * A private key is never taken as an argument (shell history, `ps`), never printed and never put
  * in an error message; arguments are echoed only when they cannot be a key.
  */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair } from './index.js';
@@ -275,6 +275,10 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
       progress.update(done);
     }
     if (format === 'json') await emit(`${JSON.stringify(all, null, 2)}\n`);
+  } catch (error) {
+    // A half-written --out file would look like a complete one: remove it (keypair files are each whole).
+    if (outPath !== undefined && format !== 'keypair-files') await rm(outPath, { force: true });
+    throw error;
   } finally {
     progress.stop();
   }

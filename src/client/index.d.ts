@@ -25,7 +25,7 @@ export interface CinderClientOptions {
   apiKey?: string | undefined;
   /** A fetch implementation (default: the global fetch). */
   fetch?: FetchLike | undefined;
-  /** Per request, including retries' waits (default 120,000 ms). */
+  /** Each attempt's limit (default 120,000 ms); the waits between retries are bounded by `retry`. */
   timeoutMs?: number | undefined;
   retry?: RetryOptions | undefined;
   /** Extra headers sent with every request. */

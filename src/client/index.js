@@ -1,5 +1,5 @@
 // @ts-check
-/* global setTimeout, clearTimeout, URL, URLSearchParams, AbortSignal */
+/* global setTimeout, clearTimeout, URL, URLSearchParams, AbortSignal, AbortController */
 /**
  * cinder/client: the Cinder SDK. Plain JavaScript (ESM) so that any Node >= 20 program can import
  * it without a build step; its types are ./index.d.ts, against which `// @ts-check` checks this
@@ -12,6 +12,8 @@
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_RETRY = { retries: 3, maxDelayMs: 30_000, baseDelayMs: 1_000 };
 const STATUSES = ['success', 'failed', 'pending'];
+/** A signal that never aborts. */
+const NEVER = new AbortController().signal;
 
 export class CinderApiError extends Error {
   /** @override @type {'CinderApiError'} */
@@ -258,24 +260,27 @@ export function createCinderClient(options) {
    */
   async function request(call) {
     const url = `${baseUrl}/${call.path.replace(/^\//, '')}`;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
     const headers = { ...baseHeaders, ...call.headers };
     for (let attempt = 0; ; attempt++) {
+      // timeoutMs bounds each attempt; the waits between attempts are bounded by the retry options.
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
       /** @type {Response} */
       let response;
+      /** @type {{ json: unknown, text: string }} */
+      let body;
       try {
         response = await fetchImpl(url, { method: call.method, headers, body: call.body, signal, redirect: 'error' });
       } catch (error) {
+        if (call.signal?.aborted) throw clientError('ABORTED', 'The request was aborted', 0, error);
         if (timeout.aborted) throw clientError('TIMEOUT', `No answer from ${baseUrl} within ${timeoutMs} ms`, 0, error);
-        if (signal.aborted) throw clientError('ABORTED', 'The request was aborted', 0, error);
         const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
         throw clientError('NETWORK_ERROR', `Cannot reach Cinder at ${baseUrl}: ${reason}`, 0, error);
       }
-      let body;
       try {
         body = await readBody(response);
       } catch (error) {
+        if (call.signal?.aborted) throw clientError('ABORTED', 'The request was aborted', 0, error);
         if (timeout.aborted) throw clientError('TIMEOUT', `No complete answer from ${baseUrl} within ${timeoutMs} ms`, 0, error);
         throw clientError('NETWORK_ERROR', 'The connection broke while reading the answer', response.status, error);
       }
@@ -289,24 +294,15 @@ export function createCinderClient(options) {
       if (retryableStatus && call.retryable && attempt < retry.retries) {
         const delay = error.retryAfterMs ?? retry.baseDelayMs * 2 ** attempt;
         if (delay <= retry.maxDelayMs) {
-          await waitOrThrow(delay, signal);
+          try {
+            await sleep(delay, call.signal ?? NEVER);
+          } catch (abort) {
+            throw clientError('ABORTED', 'The request was aborted (while waiting to retry)', 0, abort);
+          }
           continue;
         }
       }
       throw error;
-    }
-
-    /**
-     * @param {number} ms
-     * @param {AbortSignal} signal
-     */
-    async function waitOrThrow(ms, signal) {
-      try {
-        await sleep(ms, signal);
-      } catch (error) {
-        if (timeout.aborted) throw clientError('TIMEOUT', `No answer from ${baseUrl} within ${timeoutMs} ms (while waiting to retry)`, 0, error);
-        throw clientError('ABORTED', 'The request was aborted', 0, error);
-      }
     }
   }
 

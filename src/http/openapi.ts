@@ -13,6 +13,7 @@
  * Served at GET /openapi.json; Swagger UI (from the npm package, no CDN) at GET /docs.
  */
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES, statusOf, titleOf, type CinderErrorCode } from '../errors.ts';
@@ -110,24 +111,10 @@ interface OpenApiDocument {
   components: { schemas: Record<string, unknown> };
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 function problemResponse(status: number, codes: CinderErrorCode[]): OpenApiResponse {
   const table = codes.map((code) => `| \`${code}\` | ${titleOf(code)} |`).join('\n');
   const response: OpenApiResponse = {
-    description: `${STATUS_TEXT[status] ?? 'Error'}: RFC 9457 problem details; \`code\` is one of:\n\n| code | title |\n|---|---|\n${table}`,
+    description: `${STATUS_CODES[status] ?? 'Error'}: RFC 9457 problem details; \`code\` is one of:\n\n| code | title |\n|---|---|\n${table}`,
     content: {
       'application/problem+json': {
         schema: { allOf: [{ $ref: PROBLEM_REF }, { type: 'object', properties: { code: { type: 'string', enum: codes } } }] },
@@ -150,6 +137,9 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
     for (const [method, operation] of Object.entries(operations)) {
       const operationId = operation.operationId ?? operationIdOf(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
       operation.operationId = operationId;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status.startsWith('2') && response.description === 'Default Response') response.description = 'OK';
+      }
       const declared = Object.keys(operation.responses).map(Number).filter(Number.isInteger);
       for (const [status, codes] of problemCodesByStatus(operationId, declared)) {
         operation.responses[String(status)] = problemResponse(status, codes);
@@ -176,16 +166,11 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
-export interface OpenApiOptions {
-  /** Serve Swagger UI at /docs (default true). */
-  docs?: boolean;
-}
-
 /**
  * Registers @fastify/swagger (must run before the routes are added: it records them as they are
  * registered), GET /openapi.json and Swagger UI at /docs.
  */
-export async function registerOpenApi(app: CinderApp, options: OpenApiOptions = {}): Promise<void> {
+export async function registerOpenApi(app: CinderApp): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -212,27 +197,23 @@ export async function registerOpenApi(app: CinderApp, options: OpenApiOptions = 
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
-    transform: ({ schema, url, route }) => {
-      if (!schema || schema.hide) return { schema, url };
-      const method = Array.isArray(route.method) ? route.method[0]! : route.method;
-      return { schema: { ...schema, operationId: schema.operationId ?? operationIdOf(method, url) } as typeof schema, url };
-    },
-    transformObject: ({ openapiObject }) => completeDocument(openapiObject as unknown as OpenApiDocument) as unknown as typeof openapiObject,
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject
+        ? (completeDocument(documentObject.openapiObject as unknown as OpenApiDocument) as unknown as typeof documentObject.openapiObject)
+        : documentObject.swaggerObject,
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(app.swagger());
   });
 
-  if (options.docs !== false) {
-    await app.register(swaggerUi, {
-      routePrefix: '/docs',
-      uiConfig: { deepLinking: true, displayOperationId: true, tryItOutEnabled: false, defaultModelsExpandDepth: 1 },
-      theme: { title: 'Cinder API' },
-      // Everything the page loads comes from this server (the npm package's files): it works offline.
-      staticCSP:
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-        "connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self'",
-    });
-  }
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 1 },
+    theme: { title: 'Cinder API' },
+    // Everything the page loads comes from this server (the npm package's files): it works offline.
+    staticCSP:
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+      "connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self'",
+  });
 }

@@ -7,6 +7,7 @@
 import type { Logger } from './chain.ts';
 import { stringifyJson } from './json.ts';
 import { asParamList } from './params.ts';
+import type { RpcHandler } from './rpcContext.ts';
 import { methodNotFound, RpcError, RpcErrorCode } from './rpcErrors.ts';
 
 export type JsonRpcId = string | number | null;
@@ -21,7 +22,7 @@ export type RpcReply = { result: unknown } | { error: { code: number; message: s
 
 export type RpcInterceptor = (call: RpcCall, next: (call: RpcCall) => Promise<RpcReply>) => Promise<RpcReply>;
 
-export type RpcMethods = ReadonlyMap<string, (params: unknown[]) => unknown>;
+export type RpcMethods = ReadonlyMap<string, RpcHandler>;
 
 const passThrough: RpcInterceptor = (call, next) => next(call);
 

@@ -2,7 +2,7 @@
 import type { Chain } from './chain.ts';
 import { checkContext, configParam, hashParam, requireParam } from './params.ts';
 import { accountMethods } from './rpcAccountMethods.ts';
-import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcMethodTable } from './rpcContext.ts';
+import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcHandler, type RpcMethodTable } from './rpcContext.ts';
 import { testMethods } from './rpcTestMethods.ts';
 import { transactionMethods } from './rpcTransactionMethods.ts';
 
@@ -49,7 +49,7 @@ function clusterMethods(chain: Chain): RpcMethodTable {
   };
 }
 
-export function createRpcMethods(chain: Chain, options: { testMode: boolean }): ReadonlyMap<string, (params: unknown[]) => unknown> {
+export function createRpcMethods(chain: Chain, options: { testMode: boolean }): ReadonlyMap<string, RpcHandler> {
   return new Map(Object.entries({
     ...clusterMethods(chain),
     ...accountMethods(chain),

@@ -2,7 +2,16 @@
  * Executing, simulating and recording transactions the way the validator's RPC does
  * (agave `rpc.rs` send_transaction / simulate_transaction), on top of LiteSVM.
  */
-import { getBase58Decoder, getBase64Decoder, getAddressDecoder, type Address, type Lamports, type Signature } from '@solana/kit';
+import {
+  getAddressDecoder,
+  getBase58Decoder,
+  getBase64Decoder,
+  isSolanaError,
+  SOLANA_ERROR__TRANSACTION__SIGNATURES_MISSING,
+  type Address,
+  type Lamports,
+  type Signature,
+} from '@solana/kit';
 import { FailedTransactionMetadata, type TransactionMetadata, type SimulatedTransactionInfo } from 'litesvm';
 import type { Chain, InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson } from './chain.ts';
 import { calculateFee, LAMPORTS_PER_SIGNATURE, readComputeBudget } from './fees.ts';
@@ -91,16 +100,19 @@ function feeReportedByLiteSvm(result: TransactionMetadata | FailedTransactionMet
 }
 
 /**
- * Runs LiteSVM's simulation. LiteSVM's JS wrapper throws (instead of reporting SignatureFailure)
- * when sigverify is on and a signature slot is empty, hence the catch.
+ * LiteSVM's JS wrapper throws (instead of reporting SignatureFailure) when sigverify is on and a
+ * signature slot is all zeros (kit decodes that as "not signed").
  */
+const isUnsignedError = (err: unknown) => isSolanaError(err, SOLANA_ERROR__TRANSACTION__SIGNATURES_MISSING);
+
+/** LiteSVM's simulation of `wire`, with signature verification on or off. */
 function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean): SimulationResult {
   let result: SimulatedTransactionInfo | FailedTransactionMetadata;
   if (!sigVerify) chain.svm.withSigverify(false);
   try {
     result = chain.svm.simulateTransaction(wire.transaction);
   } catch (err) {
-    if (sigVerify) return rejected('SignatureFailure');
+    if (sigVerify && isUnsignedError(err)) return rejected('SignatureFailure');
     throw err;
   } finally {
     if (!sigVerify) chain.svm.withSigverify(true);
@@ -180,6 +192,12 @@ function tokenBalances(chain: Chain, keys: readonly Address[]): TokenBalanceJson
   return balances;
 }
 
+function preflightFailure(chain: Chain, wire: WireTransaction, simulation: SimulationResult): SimulationResult | null {
+  if (!chain.isLifetimeValid(wire.message)) return rejected('BlockhashNotFound');
+  if (chain.getRecord(wire.signature)) return rejected('AlreadyProcessed');
+  return simulation.err !== null ? simulation : null;
+}
+
 /** sendTransaction: preflight (unless skipped), then execution and recording. */
 export function submitTransaction(chain: Chain, wire: WireTransaction, options: { skipPreflight: boolean }): SubmitOutcome {
   const accepted: SubmitOutcome = { kind: 'accepted', signature: wire.signature };
@@ -191,13 +209,7 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
       return { kind: 'invalid', message: `invalid transaction: ${transactionErrorMessage(simulation.err)}` };
     }
     if (simulation.err === 'SignatureFailure') return { kind: 'signatureFailure' };
-    const failure = !chain.isLifetimeValid(wire.message)
-      ? rejected('BlockhashNotFound')
-      : chain.getRecord(wire.signature)
-        ? rejected('AlreadyProcessed')
-        : simulation.err !== null
-          ? simulation
-          : null;
+    const failure = preflightFailure(chain, wire, simulation);
     if (failure) {
       return {
         kind: 'preflightFailure',
@@ -220,8 +232,9 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
   let result: TransactionMetadata | FailedTransactionMetadata;
   try {
     result = chain.svm.sendTransaction(wire.transaction);
-  } catch {
-    return accepted; // an unsigned signature slot: dropped by sigverify, like a bad signature
+  } catch (err) {
+    if (isUnsignedError(err)) return accepted; // dropped by sigverify, like a bad signature
+    throw err;
   }
   const err = result instanceof FailedTransactionMetadata ? transactionErrorToJson(result) : null;
   const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;

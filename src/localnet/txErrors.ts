@@ -71,11 +71,6 @@ export function transactionErrorToJson(failure: FailedTransactionMetadata): Tran
   throw new Error(`Unrecognised LiteSVM transaction error: ${String(err)}`);
 }
 
-/** True when `err` is the fieldless error `name` (e.g. "AlreadyProcessed"). */
-export function isError(err: TransactionErrorJson | null, name: (typeof FIELDLESS_TRANSACTION_ERRORS)[number]): boolean {
-  return err === name;
-}
-
 // Display strings of agave's TransactionError / InstructionError (thiserror messages); the RPC
 // puts them in "Transaction simulation failed: <display>".
 const TRANSACTION_ERROR_MESSAGES: Record<string, string> = {

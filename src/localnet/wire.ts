@@ -46,16 +46,14 @@ export class WireError extends Error {
 
 export type BinaryEncoding = 'base58' | 'base64';
 
-function decodeText(encoded: string, encoding: BinaryEncoding, kind: string, maxRaw: number): Uint8Array {
+function decodeText(encoded: string, encoding: BinaryEncoding, kind: string): Uint8Array {
   const maxEncoded = encoding === 'base58' ? MAX_BASE58_SIZE : MAX_BASE64_SIZE;
-  if (maxRaw === PACKET_DATA_SIZE && encoded.length > maxEncoded) {
-    throw new WireError(`${encoding} encoded ${kind} too large: ${encoded.length} bytes (max: encoded/raw ${maxEncoded}/${maxRaw})`);
+  if (encoded.length > maxEncoded) {
+    throw new WireError(`${encoding} encoded ${kind} too large: ${encoded.length} bytes (max: encoded/raw ${maxEncoded}/${PACKET_DATA_SIZE})`);
   }
   let bytes: Uint8Array;
   if (encoding === 'base64') {
-    if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
-      throw new WireError(`invalid base64 encoding: ${kind}`);
-    }
+    if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw new WireError(`invalid base64 encoding: ${kind}`);
     bytes = new Uint8Array(getBase64Encoder().encode(encoded));
   } else {
     try {
@@ -64,8 +62,8 @@ function decodeText(encoded: string, encoding: BinaryEncoding, kind: string, max
       throw new WireError(`invalid base58 encoding: ${kind}`);
     }
   }
-  if (bytes.length > maxRaw) {
-    throw new WireError(`decoded ${kind} too large: ${bytes.length} bytes (max: ${maxRaw} bytes)`);
+  if (bytes.length > PACKET_DATA_SIZE) {
+    throw new WireError(`decoded ${kind} too large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE} bytes)`);
   }
   return bytes;
 }
@@ -110,12 +108,13 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction {
 }
 
 export function decodeTransactionText(encoded: string, encoding: BinaryEncoding): WireTransaction {
-  return parseWireTransaction(decodeText(encoded, encoding, TX_TYPE, PACKET_DATA_SIZE));
+  return parseWireTransaction(decodeText(encoded, encoding, TX_TYPE));
 }
 
 /** A bare message (getFeeForMessage). */
 export function decodeMessageText(encoded: string): DecodedMessage {
-  return decodeMessageExactly(decodeText(encoded, 'base64', 'solana_message::versioned::VersionedMessage', PACKET_DATA_SIZE), 'solana_message::versioned::VersionedMessage');
+  const kind = 'solana_message::versioned::VersionedMessage';
+  return decodeMessageExactly(decodeText(encoded, 'base64', kind), kind);
 }
 
 /** The same transaction with another recent blockhash (simulateTransaction replaceRecentBlockhash). */

@@ -51,8 +51,16 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
     notify(client, id, 'signature', { context: { slot: sub.commitment === 'finalized' ? chain.slot : record.slot }, value: { err: record.err } });
   };
 
-  const accountView = (sub: { address: Address; encoding: AccountEncoding }) =>
-    encodeAccount(chain, readAccount(chain, sub.address) ?? CLOSED_ACCOUNT, sub.encoding, null);
+  const accountView = (sub: { address: Address; encoding: AccountEncoding }) => {
+    const account = readAccount(chain, sub.address) ?? CLOSED_ACCOUNT;
+    try {
+      return encodeAccount(chain, account, sub.encoding, null);
+    } catch {
+      // base58 cannot carry more than 128 bytes; an account that grew past that is sent as base64
+      // rather than silently dropping the notification.
+      return encodeAccount(chain, account, 'base64', null);
+    }
+  };
 
   function each<K extends Subscription['kind']>(kind: K, visit: (client: Client, id: number, sub: Extract<Subscription, { kind: K }>) => void) {
     for (const client of clients) {

@@ -58,15 +58,16 @@ export function createMemoryIdempotencyStore(options: { maxRecords?: number } = 
   }
 
   function set(key: string, record: IdempotencyRecord, ttlMs: number, now: number) {
-    if (now - lastSweep >= 10_000 || records.size >= maxRecords) {
+    if (now - lastSweep >= 10_000) {
       lastSweep = now;
       for (const [k, entry] of records) if (entry.expiresAt <= now) records.delete(k);
-      for (const k of records.keys()) {
-        if (records.size < maxRecords) break;
-        records.delete(k);
-      }
     }
     records.delete(key); // re-insert at the end: the Map's order is the eviction order
+    // Full: the oldest records go first.
+    for (const k of records.keys()) {
+      if (records.size < maxRecords) break;
+      records.delete(k);
+    }
     records.set(key, { record, expiresAt: now + ttlMs });
   }
 

@@ -28,11 +28,12 @@ export function createMemoryWindowCounter(options: { maxKeys?: number } = {}): W
   let lastSweep = 0;
 
   function sweep(now: number) {
-    // At most once a second, and always when the map is full: drop finished windows.
-    if (now - lastSweep < 1000 && windows.size < maxKeys) return;
-    lastSweep = now;
-    for (const [key, window] of windows) if (window.resetAt <= now) windows.delete(key);
-    // Still full: the oldest windows go (Map keeps insertion order).
+    // Finished windows go at most once every 10 s; when the map is full, the oldest windows go
+    // (Map keeps insertion order), so a flood of new clients costs O(1) per request.
+    if (now - lastSweep >= 10_000) {
+      lastSweep = now;
+      for (const [key, window] of windows) if (window.resetAt <= now) windows.delete(key);
+    }
     for (const key of windows.keys()) {
       if (windows.size < maxKeys) break;
       windows.delete(key);

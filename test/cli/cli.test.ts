@@ -265,6 +265,9 @@ describe('cinder burn and cinder status', () => {
     const down = await cinder(['wallets', '-n', '1', '--url', 'http://127.0.0.1:9']);
     assert.equal(down.code, 1);
     assert.match(down.stderr, /^cinder: NETWORK_ERROR: Cannot reach Cinder at http:\/\/127\.0\.0\.1:9: .*\nIs Cinder running at http:\/\/127\.0\.0\.1:9\? Set it with --url or CINDER_URL\.\n$/);
+    const partial = await cinder(['wallets', '-n', '1', '--format', 'csv', '--out', 'never.csv', '--url', 'http://127.0.0.1:9']);
+    assert.equal(partial.code, 1);
+    await assert.rejects(stat(join(dir, 'never.csv')), { code: 'ENOENT' }, 'no half-written file is left behind');
 
     const keyed = await createTestApp({ apiKeys: ['cli-key'] }, { chain: t.chain });
     try {

@@ -19,7 +19,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // Type-level checks (compile errors, not runtime ones).
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type Returned<K extends keyof client.CinderClient> = Awaited<ReturnType<client.CinderClient[K]>>;
+type Returned<K extends 'burnTokens' | 'generateWallets' | 'getTransaction'> = Awaited<ReturnType<client.CinderClient[K]>>;
 const typeChecks: [
   Equal<Returned<'burnTokens'>, BurnResult>,
   Equal<Returned<'generateWallets'>, GeneratedWallets>,

@@ -6,13 +6,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // .ci/run installs Chromium and sets this: there, a missing browser is a failure, not a skip.
 const REQUIRED = process.env.CINDER_BROWSER_REQUIRED === '1';
-const SCREENSHOT = 'test-output/docs-generate-wallets.png';
+const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
+const SCREENSHOT = `${OUTPUT}docs-generate-wallets.png`;
 
 let t: TestApp;
 let url: string;
@@ -65,7 +67,7 @@ it('GET /docs: both operations, and "Try it out" on generate_wallets with n=2', 
   const answer = JSON.parse(await body.innerText()) as { wallets: string[]; keypairs: { address: string }[] };
   assert.equal(await wallets.locator('.live-responses-table tr.response .response-col_status').innerText(), '200');
 
-  mkdirSync('test-output', { recursive: true });
+  mkdirSync(OUTPUT, { recursive: true });
   await wallets.scrollIntoViewIfNeeded();
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
 

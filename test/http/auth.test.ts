@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto';
 import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, it, mock } from 'node:test';
+import { Writable } from 'node:stream';
 import { createApiKeyVerifier, isApiPath } from '../../src/http/auth.ts';
+import { createLogger } from '../../src/logger.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startTestChain, type TestChain } from '../helpers/localChain.ts';
 
@@ -69,11 +71,12 @@ describe('API keys off (no API_KEYS)', () => {
 
 describe('API keys on', () => {
   it('accepts the right key as Authorization: Bearer (any case of the scheme) and as X-API-Key', async () => {
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       { authorization: `Bearer ${PLAIN_KEY}` },
       { authorization: `bearer ${PLAIN_KEY}` },
       { 'x-api-key': PLAIN_KEY },
-    ]) {
+    ];
+    for (const headers of variants) {
       const response = await generate(guarded, headers);
       assert.equal(response.statusCode, 200, `${JSON.stringify(Object.keys(headers))}: ${response.body}`);
     }
@@ -156,6 +159,20 @@ describe('API keys on', () => {
   });
 });
 
+describe('the logger', () => {
+  it('redacts Authorization and X-API-Key if request headers ever reach a log line', () => {
+    let out = '';
+    const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _e, cb) => ((out += chunk.toString('utf8')), cb()) }));
+    const headers = { authorization: `Bearer ${PLAIN_KEY}`, 'x-api-key': HASHED_KEY, accept: 'application/json' };
+    logger.info({ req: { headers } }, 'request');
+    logger.info({ headers }, 'headers');
+    assert.ok(!out.includes(PLAIN_KEY) && !out.includes(HASHED_KEY), out);
+    const lines = out.trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(lines[0].req.headers, { authorization: '[redacted]', 'x-api-key': '[redacted]', accept: 'application/json' });
+    assert.deepEqual(lines[1].headers, { authorization: '[redacted]', 'x-api-key': '[redacted]', accept: 'application/json' });
+  });
+});
+
 describe('createApiKeyVerifier', () => {
   it('compares the SHA-256 digests of every entry, whatever the key and its length (no early exit)', () => {
     const verifier = createApiKeyVerifier(['first-key', 'second', `sha256:${createHash('sha256').update('third').digest('hex')}`]);
@@ -230,6 +247,7 @@ describe('start-up warning', () => {
       assert.equal(entry.level, 40);
       assert.equal(entry.host, '0.0.0.0');
       assert.match(entry.msg, /^WARNING: listening on a non-loopback address without API_KEYS/);
+      assert.match(output, /^cinder: WARNING: listening on 0\.0\.0\.0 \(not loopback\) without API_KEYS/m);
     } finally {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import type { Config } from '../../src/config.ts';
+import { createMemoryIdempotencyStore } from '../../src/store/idempotencyStore.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createAta, createFundedSigner, createTestMint, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
@@ -264,5 +265,33 @@ describe('Idempotency-Key across instances and clients', () => {
     assert.notEqual(b.json().transactionId, a.json().transactionId);
     const aAgain = await burn(app, bodyOf(h), key, { 'x-api-key': 'client-a' });
     assert.equal(aAgain.body, a.body);
+  });
+});
+
+describe('in-memory idempotency store', () => {
+  const response = { status: 200, contentType: 'application/json; charset=utf-8', body: '{}' };
+
+  it('keeps at most maxRecords, dropping the oldest first', async () => {
+    const store = createMemoryIdempotencyStore({ maxRecords: 2 });
+    for (const key of ['a', 'b', 'c']) {
+      const begun = await store.begin(key, 'fp', 60_000);
+      assert.equal(begun.kind, 'started');
+      if (begun.kind === 'started') await store.complete(key, begun.token, 'fp', response, 60_000);
+    }
+    assert.equal((await store.begin('a', 'fp', 60_000)).kind, 'started', 'the oldest record was dropped');
+    assert.equal((await store.begin('c', 'fp', 60_000)).kind, 'replay');
+  });
+
+  it('lets a pending record expire, and ignores a late complete from a former owner', async () => {
+    const store = createMemoryIdempotencyStore();
+    const first = await store.begin('k', 'fp', 1);
+    assert.equal(first.kind, 'started');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await store.begin('k', 'fp', 60_000);
+    assert.equal(second.kind, 'started', 'the expired lock freed the key');
+    if (first.kind === 'started') await store.complete('k', first.token, 'fp', { ...response, body: '"stale"' }, 60_000);
+    assert.equal((await store.begin('k', 'fp', 60_000)).kind, 'in_progress', 'the former owner did not overwrite');
+    if (second.kind === 'started') await store.release('k', second.token);
+    assert.equal((await store.begin('k', 'fp', 60_000)).kind, 'started', 'released');
   });
 });

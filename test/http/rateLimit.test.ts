@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import type { Config } from '../../src/config.ts';
+import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startTestChain, type TestChain } from '../helpers/localChain.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
@@ -167,6 +167,23 @@ function oneInstanceBehaviour(store: 'memory' | 'redis') {
     assert429(await burn(app, client, { 'x-forwarded-for': '203.0.113.99' }), 3, /burn requests/);
   });
 }
+
+describe('configuration', () => {
+  it('reads every limit from its variable, and refuses a limit that is not a positive integer', () => {
+    const config = loadConfig({
+      RATE_LIMIT_BURN_PER_MIN: '7',
+      RATE_LIMIT_GENERATE_PER_MIN: '8',
+      RATE_LIMIT_WALLETS_PER_MIN: '9',
+      RATE_LIMIT_STATUS_PER_MIN: '11',
+    });
+    assert.deepEqual(config.rateLimit, { burnPerMin: 7, generatePerMin: 8, walletsPerMin: 9 });
+    assert.equal(config.rateLimitStatusPerMin, 11);
+    assert.equal(loadConfig({}).rateLimitStatusPerMin, 300);
+    for (const bad of ['0', '-1', '1.5', 'x']) {
+      assert.throws(() => loadConfig({ RATE_LIMIT_STATUS_PER_MIN: bad }), ConfigError, bad);
+    }
+  });
+});
 
 describe('one instance, in-memory store', () => oneInstanceBehaviour('memory'));
 describe('one instance, Redis store', () => oneInstanceBehaviour('redis'));

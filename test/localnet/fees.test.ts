@@ -60,7 +60,7 @@ async function landAndMeasure(instructions: Instruction[]) {
   const balanceBefore = await getLamports(chain, payer.address);
   await chain.rpc.sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: 'base64', skipPreflight: true }).send();
   const landed = await chain.rpc
-    .getTransaction(getSignatureFromTransaction(transaction), { maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
+    .getTransaction(getSignatureFromTransaction(transaction), { maxSupportedTransactionVersion: 0, commitment: 'confirmed', encoding: 'json' })
     .send();
   assert.ok(landed?.meta, 'the transaction landed');
   return { fee: landed.meta.fee, quoted, debited: balanceBefore - (await getLamports(chain, payer.address)), err: landed.meta.err };

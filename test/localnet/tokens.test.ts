@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { address, generateKeyPairSigner, getBase64Encoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { fetchMint, getApproveInstruction, getMintToInstruction, getSyncNativeInstruction, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  fetchMint,
+  findAssociatedTokenPda,
+  getApproveInstruction,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getMintToInstruction,
+  getSyncNativeInstruction,
+  getTokenDecoder,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
 import {
   createAta,
   createAuxTokenAccount,
@@ -175,11 +184,24 @@ test('wrapped SOL: isNative and rentExemptReserve', async () => {
 
 test('getTransaction reports token balances before and after', async () => {
   const signature = await sendInstructions(chain, payer, [getMintToInstruction({ mint, token: ata, mintAuthority: payer, amount: 500_000n })]);
-  const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
+  const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed', encoding: 'json' }).send();
   const index = landed!.transaction.message.accountKeys.indexOf(ata);
   const pick = (balances: readonly { accountIndex: number; mint: string; owner?: string; programId?: string; uiTokenAmount: { amount: string } }[]) =>
     balances.map((b) => ({ accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, programId: b.programId, amount: b.uiTokenAmount.amount }));
   const expected = (amount: string) => [{ accountIndex: index, mint, owner: owner.address, programId: TOKEN_PROGRAM_ADDRESS, amount }];
   assert.deepEqual(pick(landed!.meta!.preTokenBalances!), expected('1500000'));
   assert.deepEqual(pick(landed!.meta!.postTokenBalances!), expected('2000000'));
+});
+
+test('getTransaction reports the inner instructions of cross-program invocations', async () => {
+  const { address: newOwner } = await generateKeyPairSigner();
+  const [newAta] = await findAssociatedTokenPda({ owner: newOwner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const signature = await sendInstructions(chain, payer, [getCreateAssociatedTokenIdempotentInstruction({ payer, ata: newAta, owner: newOwner, mint })]);
+  const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed', encoding: 'json' }).send();
+  const keys = landed!.transaction.message.accountKeys;
+  const inner = landed!.meta!.innerInstructions!;
+  assert.deepEqual(inner.map((i) => i.index), [0]);
+  const programs = inner[0]!.instructions.map((ix) => keys[ix.programIdIndex]);
+  assert.ok(programs.includes(TOKEN_PROGRAM_ADDRESS) && programs.includes(address('11111111111111111111111111111111')), programs.join());
+  assert.ok(inner[0]!.instructions.every((ix) => ix.stackHeight === 2));
 });

@@ -4,6 +4,9 @@ import { after, before, test } from 'node:test';
 import {
   airdropFactory,
   appendTransactionMessageInstructions,
+  compressTransactionMessageUsingAddressLookupTables,
+  getAddressEncoder,
+  assertIsTransactionWithBlockhashLifetime,
   compileTransaction,
   createTransactionMessage,
   generateKeyPairSigner,
@@ -18,6 +21,7 @@ import {
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
+  SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
   type Blockhash,
@@ -34,7 +38,9 @@ let chain: TestChain;
 let payer: KeyPairSigner;
 
 before(async () => {
-  chain = await startTestChain();
+  // No slot timer: slots move only with landed transactions and warps, so slot-exact assertions
+  // (finality depth, replacement blockhash) cannot race a timer on a busy machine.
+  chain = await startTestChain({ slotIntervalMs: 0 });
   ({ signer: payer } = await createFundedSigner(chain, 100_000_000_000n));
 });
 after(() => chain.close());
@@ -43,7 +49,7 @@ async function signedTransfer(amount: bigint, opts: { blockhash?: { blockhash: B
   const blockhash = opts.blockhash ?? (await chain.rpc.getLatestBlockhash().send()).value;
   // Default: to the payer itself, so any amount works without rent-exemption concerns.
   const destination = (opts.to ?? payer.address) as KeyPairSigner['address'];
-  return signTransactionMessageWithSigners(
+  const transaction = await signTransactionMessageWithSigners(
     pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
@@ -51,6 +57,8 @@ async function signedTransfer(amount: bigint, opts: { blockhash?: { blockhash: B
       (m) => appendTransactionMessageInstructions([...(opts.extra ?? []), getTransferSolInstruction({ source: payer, destination, amount })], m),
     ),
   );
+  assertIsTransactionWithBlockhashLifetime(transaction);
+  return transaction;
 }
 
 const wire = (tx: Parameters<typeof getBase64EncodedWireTransaction>[0]) => getBase64EncodedWireTransaction(tx);
@@ -108,7 +116,7 @@ test('sendAndConfirmTransactionFactory confirms a transfer; status and transacti
   // A version-0 transaction needs maxSupportedTransactionVersion, as on the validator.
   assert.equal((await rpcCall(chain.localnet.rpcUrl, 'getTransaction', [signature, { commitment: 'confirmed' }])).error?.code, -32015);
   // Not finalized yet; it is once 32 slots deep.
-  assert.equal(await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'finalized' }).send(), null);
+  assert.equal(await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'finalized', encoding: 'json' }).send(), null);
   await rpcResult(chain.localnet.rpcUrl, 'localnet_warpSlots', [32]);
   const { value: [finalized] } = await chain.rpc.getSignatureStatuses([signature]).send();
   assert.deepEqual([finalized?.confirmationStatus, finalized?.confirmations], ['finalized', null]);
@@ -139,9 +147,15 @@ test('a preflight failure is -32002 with the decoded error and logs, and nothing
   });
   const { value: [status] } = await chain.rpc.getSignatureStatuses([getSignatureFromTransaction(tx)]).send();
   assert.equal(status, null);
-  // kit surfaces it as a SolanaError carrying the RPC error.
-  await assert.rejects(chain.rpc.sendTransaction(wire(tx), { encoding: 'base64' }).send(), (err: unknown) =>
-    isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE));
+  // kit decodes it: a preflight-failure SolanaError whose cause is the custom program error.
+  await assert.rejects(chain.rpc.sendTransaction(wire(tx), { encoding: 'base64' }).send(), (err: unknown) => {
+    assert.ok(isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE));
+    assert.equal(err.context.unitsConsumed, 150n);
+    const cause = err.cause;
+    assert.ok(isSolanaError(cause, SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM));
+    assert.deepEqual([cause.context.code, cause.context.index], [1, 0]);
+    return true;
+  });
 });
 
 test('a bad signature is -32003 and never lands, even with skipPreflight', async () => {
@@ -159,6 +173,24 @@ test('a bad signature is -32003 and never lands, even with skipPreflight', async
   const signature = await chain.rpc.sendTransaction(wire(bad), { encoding: 'base64', skipPreflight: true }).send();
   assert.equal(signature, getBase58Decoder().decode(forged));
   assert.deepEqual((await chain.rpc.getSignatureStatuses([signature]).send()).value, [null]);
+});
+
+test('an unsigned transaction (all-zero signature) is -32003 and never lands', async () => {
+  const { value: blockhash } = await chain.rpc.getLatestBlockhash().send();
+  const unsigned = wire(compileTransaction(pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(payer.address, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+    (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: payer.address, amount: 11n })], m),
+  )));
+  assert.equal((await rpcCall(chain.localnet.rpcUrl, 'sendTransaction', [unsigned, { encoding: 'base64' }])).error?.code, -32003);
+  const balance = await getLamports(chain, payer.address);
+  const signature = await chain.rpc.sendTransaction(unsigned, { encoding: 'base64', skipPreflight: true }).send();
+  assert.equal(signature, '1'.repeat(64));
+  assert.deepEqual((await chain.rpc.getSignatureStatuses([signature]).send()).value, [null]);
+  assert.equal(await getLamports(chain, payer.address), balance);
+  const simulated = await chain.rpc.simulateTransaction(unsigned, { encoding: 'base64', sigVerify: true }).send();
+  assert.equal(simulated.value.err, 'SignatureFailure');
 });
 
 test('malformed transactions are -32602', async () => {
@@ -213,7 +245,7 @@ test('with skipPreflight a failing transaction lands with its error and pays the
   const signature = await chain.rpc.sendTransaction(wire(tx), { encoding: 'base64', skipPreflight: true }).send();
   const { value: [status] } = await chain.rpc.getSignatureStatuses([signature]).send();
   assert.deepEqual([status?.err, status?.status], [{ InstructionError: [0n, { Custom: 1n }] }, { Err: { InstructionError: [0n, { Custom: 1n }] } }]);
-  const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
+  const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed', encoding: 'json' }).send();
   assert.equal(landed?.meta?.fee, 5000n);
   assert.equal(await getLamports(chain, payer.address), balance - 5000n);
 });
@@ -258,4 +290,39 @@ test('getFeeForMessage quotes the fee, and null for an unknown blockhash', async
   assert.equal((await rpcResult<{ value: number }>(chain.localnet.rpcUrl, 'getFeeForMessage', [messageBase64])).value, 11_000);
   const stale = await signedTransfer(1n, { blockhash: { blockhash: '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM' as Blockhash, lastValidBlockHeight: 0n } });
   assert.equal((await rpcResult<{ value: null }>(chain.localnet.rpcUrl, 'getFeeForMessage', [Buffer.from(stale.messageBytes).toString('base64')])).value, null);
+});
+
+test('v0 transactions loading accounts from an address lookup table', async () => {
+  const { address: recipient } = await generateKeyPairSigner();
+  const { address: table } = await generateKeyPairSigner();
+  // Lookup-table state: discriminator 1, deactivation slot u64::MAX, extended at slot 0, then addresses.
+  const data = new Uint8Array(56 + 32);
+  const view = new DataView(data.buffer);
+  view.setUint32(0, 1, true);
+  view.setBigUint64(4, 0xffff_ffff_ffff_ffffn, true);
+  data.set(getAddressEncoder().encode(recipient), 56);
+  await rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [
+    table,
+    { lamports: 10_000_000, data: Buffer.from(data).toString('base64'), owner: 'AddressLookupTab1e1111111111111111111111111' },
+  ]);
+  const { value: blockhash } = await chain.rpc.getLatestBlockhash().send();
+  const message = compressTransactionMessageUsingAddressLookupTables(
+    pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+      (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: recipient, amount: 2_000_000n })], m),
+    ),
+    { [table]: [recipient] },
+  );
+  const tx = await signTransactionMessageWithSigners(message);
+  const signature = await chain.rpc.sendTransaction(wire(tx), { encoding: 'base64' }).send();
+  assert.equal(await getLamports(chain, recipient), 2_000_000n);
+  const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed', encoding: 'json' }).send();
+  assert.deepEqual(landed?.meta?.loadedAddresses, { writable: [recipient], readonly: [] });
+  const lookups = (landed?.transaction.message as { addressTableLookups?: unknown }).addressTableLookups;
+  assert.deepEqual(lookups, [{ accountKey: table, readonlyIndexes: [], writableIndexes: [0] }]);
+  const keys = landed!.transaction.message.accountKeys.length;
+  assert.equal(landed!.meta!.postBalances.length, keys + 1);
+  assert.equal(landed!.meta!.postBalances[keys], 2_000_000n);
 });

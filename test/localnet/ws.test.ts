@@ -81,7 +81,7 @@ test('slotSubscribe notifies every new slot; unsubscribe works once', async () =
   const start = await rpcResult<number>(url, 'getSlot');
   await rpcResult(url, 'localnet_warpSlots', [1]);
   await rpcResult(url, 'localnet_warpSlots', [40]);
-  await ws.waitFor((m) => m.params?.subscription === id && (m.params.result as { slot: number }).slot === start + 41);
+  await ws.waitFor((m) => m.params?.subscription === id && (m.params?.result as { slot: number }).slot === start + 41);
   assert.deepEqual(ws.notifications(id as number).map((m) => [m.method, m.params?.result]), [
     ['slotNotification', { parent: start, root: 0, slot: start + 1 }],
     ['slotNotification', { parent: start + 40, root: start + 41 - 32, slot: start + 41 }],

@@ -1,0 +1,261 @@
+/**
+ * Wallet generation benchmark: `npm run bench` (about 1.5 minutes).
+ *
+ * Forks bench/walletsServer.ts (the real app on the embedded local chain, two variants of it for
+ * the inline/pool crossover, and the typical implementation as a baseline, all on real sockets)
+ * and drives them over HTTP with autocannon from this process:
+ *   1. the raw libsodium keygen rate (crypto_sign_keypair in a loop, no encoding): one thread, and
+ *      all cores at once;
+ *   2. wallets/s through GET /api/generate_wallets for n = 1, 100, 10,000 (median of 3 runs), for
+ *      Cinder and the baseline (web3.js v1 Keypair.generate + bs58 + JSON.stringify in the handler);
+ *   3. /health latency (p99) while n = 10,000 requests are in flight, and the server's event-loop
+ *      delay; the server's peak RSS;
+ *   4. inline vs pool throughput for small n (where the crossover is);
+ *   5. vanity search keys/s (a search that cannot succeed, answered 422 with keysTried).
+ * Prints a table and the two targets: ≥ 10× the baseline, ≥ 60% of raw keygen × cores.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { Agent, get } from 'node:http';
+import { createRequire } from 'node:module';
+import { availableParallelism, cpus } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import type { ServerReady, ServerStats } from './walletsServer.ts';
+
+const REPS = 3;
+const cores = availableParallelism();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+// ---------------------------------------------------------------- the server process
+
+function startServer(): Promise<{ child: ChildProcess; ready: ServerReady }> {
+  const child = fork(new URL('./walletsServer.ts', import.meta.url).pathname, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: ServerReady) => resolve({ child, ready: message }));
+    child.once('exit', (code, signal) => reject(new Error(`the bench server exited (code ${code}, signal ${signal})`)));
+  });
+}
+
+function ask<T>(child: ChildProcess, type: 'reset' | 'stats'): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (message: { type: string }) => {
+      if (message.type !== type) return;
+      child.off('message', on);
+      resolve(message as T);
+    };
+    child.on('message', on);
+    child.send({ type });
+  });
+}
+
+// ---------------------------------------------------------------- raw libsodium keygen
+
+const RAW_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const sodium = require(workerData.sodium);
+const pk = Buffer.alloc(32), sk = sodium.sodium_malloc(64);
+for (let i = 0; i < 2000; i++) sodium.crypto_sign_keypair(pk, sk);
+parentPort.once('message', () => {
+  const start = performance.now(), end = start + workerData.ms;
+  let n = 0;
+  while (performance.now() < end) { for (let i = 0; i < 256; i++) sodium.crypto_sign_keypair(pk, sk); n += 256; }
+  parentPort.postMessage(n / ((performance.now() - start) / 1000));
+});
+`;
+
+/** Keypairs/s of crypto_sign_keypair, summed over `threads` threads running at once. */
+async function rawKeygenRate(threads: number, ms: number): Promise<number> {
+  const sodium = createRequire(import.meta.url).resolve('sodium-native');
+  const workers = Array.from({ length: threads }, () => new Worker(RAW_WORKER, { eval: true, execArgv: [], workerData: { sodium, ms } }));
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.once('online', resolve))));
+  await sleep(200); // let the warm-up loops finish
+  const rates = await Promise.all(
+    workers.map((w) => {
+      const done = new Promise<number>((resolve) => w.once('message', resolve));
+      w.postMessage('go');
+      return done;
+    }),
+  );
+  await Promise.all(workers.map((w) => w.terminate()));
+  return rates.reduce((a, b) => a + b, 0);
+}
+
+// ---------------------------------------------------------------- HTTP load
+
+interface Load {
+  walletsPerSec: number;
+  requestsPerSec: number;
+  p99: number;
+}
+
+async function load(base: string, n: number, options: { connections: number; duration?: number; amount?: number }): Promise<Load> {
+  const result = await autocannon({
+    url: `${base}/api/generate_wallets?n=${n}`,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 2 }),
+  });
+  const good = result['2xx'];
+  if (result.non2xx > 0 || result.errors > 0 || good === 0) {
+    throw new Error(`${base} n=${n}: ${good} answers 2xx, ${result.non2xx} others, ${result.errors} errors`);
+  }
+  return { walletsPerSec: (good * n) / result.duration, requestsPerSec: good / result.duration, p99: result.latency.p99 };
+}
+
+async function sanityCheck(base: string, n: number): Promise<void> {
+  const body = (await (await fetch(`${base}/api/generate_wallets?n=${n}`)).json()) as { wallets: string[]; keypairs: { address: string }[] };
+  if (body.wallets.length !== n || body.keypairs[n - 1]?.address !== body.wallets[n - 1]) throw new Error(`${base}: a wrong body for n=${n}`);
+}
+
+/** Sequential GET /health every ~10 ms until stopped; returns the latencies (ms). */
+function probeHealth(base: string): { stop(): Promise<number[]> } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const start = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        get(`${base}/health`, { agent }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        }).on('error', reject);
+      });
+      latencies.push(performance.now() - start);
+      await sleep(10);
+    }
+    agent.destroy();
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return latencies;
+    },
+  };
+}
+
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  console.log(`Cinder wallet benchmark: ${cpus()[0]?.model ?? 'cpu'}, ${cores} cores, Node ${process.version}\n`);
+  const { child, ready } = await startServer();
+  let stopping = false;
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`\nthe bench server exited unexpectedly (code ${code}, signal ${signal})`);
+      process.exit(1);
+    }
+  });
+  try {
+    const idle = await ask<ServerStats>(child, 'stats');
+
+    process.stdout.write('raw libsodium keygen… ');
+    const raw1 = await rawKeygenRate(1, 1500);
+    const rawAll = await rawKeygenRate(cores, 1500);
+    console.log(`${fmt(raw1)}/s on 1 thread, ${fmt(rawAll)}/s on ${cores} threads at once`);
+
+    for (const base of [ready.cinder, ready.baseline]) for (const n of [1, 100, 10_000]) await sanityCheck(base, n);
+
+    const sizes = [1, 100, 10_000] as const;
+    const runs: Record<'cinder' | 'baseline', Record<number, Load[]>> = { cinder: {}, baseline: {} };
+    const health: Record<'cinder' | 'baseline', { probe: number[]; loopP99: number; loopMax: number }> = {
+      cinder: { probe: [], loopP99: 0, loopMax: 0 },
+      baseline: { probe: [], loopP99: 0, loopMax: 0 },
+    };
+    let peakAfterCinder = 0;
+    for (const impl of ['cinder', 'baseline'] as const) {
+      const base = ready[impl];
+      for (const n of sizes) {
+        process.stdout.write(`${impl} n=${n}… `);
+        runs[impl][n] = [];
+        for (let rep = 0; rep < REPS; rep++) {
+          let probe: ReturnType<typeof probeHealth> | undefined;
+          if (n === 10_000) {
+            await ask(child, 'reset');
+            probe = probeHealth(ready.cinder);
+          }
+          const result =
+            n === 10_000
+              ? await load(base, n, { connections: 2, amount: impl === 'cinder' ? 24 : 2 })
+              : await load(base, n, { connections: 8, duration: 2 });
+          runs[impl][n]!.push(result);
+          if (probe) {
+            health[impl].probe.push(...(await probe.stop()));
+            const stats = await ask<ServerStats>(child, 'stats');
+            health[impl].loopP99 = Math.max(health[impl].loopP99, stats.loopP99);
+            health[impl].loopMax = Math.max(health[impl].loopMax, stats.loopMax);
+          }
+        }
+        console.log(runs[impl][n]!.map((r) => fmt(r.walletsPerSec)).join(' / '), 'wallets/s');
+      }
+      if (impl === 'cinder') peakAfterCinder = (await ask<ServerStats>(child, 'stats')).maxRss;
+    }
+    const peakAfterAll = (await ask<ServerStats>(child, 'stats')).maxRss;
+
+    console.log('\ninline vs pool (8 connections, 1.5 s each; server event-loop p99):');
+    const crossover: string[] = [];
+    for (const n of [16, 32, 64, 128, 256]) {
+      const row: string[] = [];
+      for (const variant of ['inline', 'pool'] as const) {
+        await ask(child, 'reset');
+        const r = await load(ready[variant], n, { connections: 8, duration: 1.5 });
+        const stats = await ask<ServerStats>(child, 'stats');
+        row.push(`${variant} ${fmt(r.walletsPerSec).padStart(7)} wallets/s, loop p99 ${stats.loopP99.toFixed(1).padStart(5)} ms`);
+      }
+      crossover.push(`  n=${String(n).padEnd(4)} ${row.join('   ')}`);
+      console.log(crossover.at(-1));
+    }
+
+    process.stdout.write('\nvanity keys/s (a search that cannot succeed, until the 422)… ');
+    const vanityStart = performance.now();
+    const vanity = await fetch(`${ready.cinder}/api/generate_wallets?n=1&prefix=1111`);
+    const vanityMs = performance.now() - vanityStart;
+    const vanityBody = (await vanity.json()) as { code: string; keysTried: number };
+    if (vanity.status !== 422 || vanityBody.code !== 'VANITY_TIMEOUT') throw new Error(`vanity: expected 422 VANITY_TIMEOUT, got ${vanity.status}`);
+    const keysPerSec = vanityBody.keysTried / (ready.vanityTimeoutMs / 1000);
+    console.log(`${fmt(keysPerSec)} keys/s (${fmt(vanityBody.keysTried)} in ${ready.vanityTimeoutMs} ms; answered after ${fmt(vanityMs)} ms)`);
+
+    // ------------------------------------------------------------ report
+    const med = (impl: 'cinder' | 'baseline', n: number) => median(runs[impl][n]!.map((r) => r.walletsPerSec));
+    console.log('\n| n | Cinder wallets/s | baseline wallets/s | Cinder / baseline |');
+    console.log('|---:|---:|---:|---:|');
+    for (const n of sizes) {
+      console.log(`| ${fmt(n)} | ${fmt(med('cinder', n))} | ${fmt(med('baseline', n))} | ${(med('cinder', n) / med('baseline', n)).toFixed(1)}× |`);
+    }
+    const cinder10k = med('cinder', 10_000);
+    const target = raw1 * cores;
+    console.log(`\nraw libsodium keygen: ${fmt(raw1)}/s × ${cores} cores = ${fmt(target)}/s (measured on ${cores} threads at once: ${fmt(rawAll)}/s)`);
+    console.log(
+      `/health p99 while n=10,000 requests run: Cinder ${percentile(health.cinder.probe, 99).toFixed(1)} ms ` +
+        `(server event-loop delay p99 ${health.cinder.loopP99.toFixed(1)} ms, max ${health.cinder.loopMax.toFixed(1)} ms; ${health.cinder.probe.length} probes); ` +
+        `baseline in the same process ${percentile(health.baseline.probe, 99).toFixed(0)} ms`,
+    );
+    console.log(
+      `server RSS: ${mib(idle.rss)} idle after start (app ×3 + local chain); peak ${mib(peakAfterCinder)} after the Cinder runs, ${mib(peakAfterAll)} after the baseline runs`,
+    );
+    console.log(`vanity: ${fmt(keysPerSec)} keys/s on ${ready.threads} threads`);
+    console.log('\nTargets (n = 10,000 through HTTP):');
+    const ratioBaseline = cinder10k / med('baseline', 10_000);
+    const ratioRaw = cinder10k / target;
+    const healthP99 = percentile(health.cinder.probe, 99);
+    console.log(`  ≥ 10× baseline:               ${ratioBaseline.toFixed(1)}×  ${ratioBaseline >= 10 ? 'met' : 'NOT met'}`);
+    console.log(`  ≥ 60% of raw keygen × cores:  ${(ratioRaw * 100).toFixed(0)}%  ${ratioRaw >= 0.6 ? 'met' : 'NOT met'}`);
+    console.log(`  /health p99 < 20 ms:          ${healthP99.toFixed(1)} ms  ${healthP99 < 20 ? 'met' : 'NOT met'}`);
+    console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  } finally {
+    stopping = true;
+    child.send({ type: 'stop' });
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,176 @@
+/**
+ * Runs every example of the README's "Client SDK" and "Command line" sections, as written, against
+ * the real app and the embedded local chain: the `npm install` into a fresh project (offline: it
+ * links this checkout), the SDK script with plain `node`, and each shell block with `cinder` on the
+ * PATH as `npx` puts it there. Only the server address is substituted (the examples use :8080).
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { getBase58Decoder, type Address } from '@solana/kit';
+import { fetchMint } from '@solana-program/token';
+import { createCinderClient } from '../../src/client/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const EXAMPLE_URL = 'http://127.0.0.1:8080';
+
+interface Block {
+  section: string;
+  lang: string;
+  code: string;
+}
+
+function blocksOf(readme: string, heading: string): Block[] {
+  const start = readme.indexOf(`\n## ${heading}`);
+  assert.ok(start >= 0, `README has a "${heading}" section`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm)].map((m) => ({ section: heading, lang: m[1]!, code: m[2]! }));
+}
+
+let t: TestApp;
+let url: string;
+let work: string;
+let project: string;
+let signature: string;
+
+async function holder() {
+  const { signer, secretKey } = await createFundedSigner(t.chain);
+  const mint = await createTestMint(t.chain, signer, { decimals: 6 });
+  const ata = await createAta(t.chain, signer, signer.address, mint);
+  await mintTokens(t.chain, signer, mint, ata, 2_000_000n);
+  return { mint, secretKey, base58: getBase58Decoder().decode(secretKey) };
+}
+
+async function supplyOf(mint: Address) {
+  return (await fetchMint(t.chain.rpc, mint)).data.supply;
+}
+
+/** A home directory whose ~/.config/solana/id.json holds the key of a fresh holder. */
+async function homeWithKey(secretKey: Uint8Array): Promise<string> {
+  const home = await mkdtemp(join(work, 'home-'));
+  await mkdir(join(home, '.config', 'solana'), { recursive: true });
+  await writeFile(join(home, '.config', 'solana', 'id.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
+  return home;
+}
+
+function run(command: string, args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(command, args, { cwd: project, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function baseEnv(home: string): Record<string, string> {
+  return {
+    PATH: `${join(project, 'node_modules', '.bin')}:${process.env.PATH}`,
+    HOME: home,
+    CINDER_URL: url,
+    // `npm install <folder>` links the folder: nothing is fetched.
+    npm_config_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+}
+
+before(async () => {
+  t = await createTestApp();
+  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  work = await mkdtemp(join(tmpdir(), 'cinder-readme-'));
+  project = join(work, 'project');
+  await mkdir(project);
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'readme-example', version: '1.0.0', private: true, type: 'module' }));
+  const h = await holder();
+  signature = (await createCinderClient({ baseUrl: url }).burnTokens({ mint: h.mint, priorityFee: 0, userPrivateKey: h.base58 })).transactionId;
+});
+after(async () => {
+  await t.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+it('every example of the SDK and CLI sections of the README runs', { timeout: 300_000 }, async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...blocksOf(readme, 'Client SDK'), ...blocksOf(readme, 'Command line')];
+  assert.ok(blocks.length >= 5, `found ${blocks.length} examples`);
+  let ran = 0;
+
+  for (const block of blocks) {
+    const where = `README ${block.section}:\n${block.code}`;
+    const h = await holder();
+    const home = await homeWithKey(h.secretKey);
+    const env = { ...baseEnv(home), MINT: h.mint, SIGNATURE: signature };
+
+    if (block.lang === 'js') {
+      const name = /^\/\/ (\S+\.mjs)/.exec(block.code)?.[1] ?? 'example.mjs';
+      await writeFile(join(project, name), block.code);
+      const result = await run(process.execPath, [name], { ...env, SOLANA_KEY: h.base58 });
+      assert.equal(result.code, 0, `${where}\n${result.stderr}`);
+      assert.match(result.stdout, /^\[\s*'[1-9A-HJ-NP-Za-km-z]+',\s*'[1-9A-HJ-NP-Za-km-z]+'\s*\] 2\nsuccess \S+ Burned 2 of /, where);
+      assert.match(result.stdout, /status now: success\n$/, where);
+      assert.equal(await supplyOf(h.mint), 0n, where);
+    } else if (block.lang === 'sh' && /\bcinder serve\b/.test(block.code)) {
+      const line = block.code.replace(/#.*$/gm, '').trim();
+      assert.equal(line, 'cinder serve', where);
+      await serve(line, env);
+    } else if (block.lang === 'sh') {
+      const script = block.code.replaceAll('/path/to/cinder', ROOT).replaceAll(EXAMPLE_URL, url);
+      const result = await run('bash', ['-euo', 'pipefail', '-c', script], env);
+      assert.equal(result.code, 0, `${where}\n${result.stdout}\n${result.stderr}`);
+      if (/npm install/.test(block.code)) {
+        assert.ok((await stat(join(project, 'node_modules', 'cinder', 'package.json'))).isFile(), 'cinder is installed');
+      }
+      if (/cinder burn/.test(block.code)) {
+        assert.equal(await supplyOf(h.mint), 0n, where);
+        assert.ok(!result.stdout.includes(h.base58) && !result.stderr.includes(h.base58));
+      }
+      if (/wallets\.csv/.test(block.code)) {
+        assert.equal((await readFile(join(project, 'wallets.csv'), 'utf8')).trimEnd().split('\n').length, 2501);
+        assert.equal((await readdir(join(project, 'keys'))).length, 2);
+        assert.match(result.stdout, /^\{\n {2}"wallets": \[/);
+        assert.match(result.stdout, /^(status: success|success \(slot \d+\))/m);
+      }
+    } else {
+      assert.fail(`an example that no test runs (\`\`\`${block.lang}):\n${where}`);
+    }
+    ran++;
+  }
+  assert.equal(ran, blocks.length);
+});
+
+/** Runs `cinder serve` on free ports until it listens, checks it answers, then stops it with SIGTERM. */
+async function serve(line: string, env: Record<string, string>): Promise<void> {
+  const child = spawn('bash', ['-c', `exec ${line}`], {
+    cwd: project,
+    env: { ...env, PORT: '0', LOCALNET_PORT: '0', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  try {
+    const served = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`cinder serve did not start: ${output}`)), 60_000);
+      child.stdout.on('data', () => {
+        const match = /Cinder listening on (http:\/\/\S+)/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      void exited.then(() => reject(new Error(`cinder serve exited: ${output}`)));
+    });
+    assert.equal((await fetch(`${served}/health`)).status, 200);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  assert.equal(await exited, 0, output);
+}
