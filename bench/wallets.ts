@@ -26,6 +26,7 @@ const REPS = 3;
 const cores = availableParallelism();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
@@ -91,17 +92,46 @@ interface Load {
   p99: number;
 }
 
-async function load(base: string, n: number, options: { connections: number; duration?: number; amount?: number }): Promise<Load> {
-  const result = await autocannon({
-    url: `${base}/api/generate_wallets?n=${n}`,
-    connections: options.connections,
-    ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 2 }),
-  });
+async function load(base: string, n: number, options: { connections: number; duration: number }): Promise<Load> {
+  const result = await autocannon({ url: `${base}/api/generate_wallets?n=${n}`, connections: options.connections, duration: options.duration });
   const good = result['2xx'];
   if (result.non2xx > 0 || result.errors > 0 || good === 0) {
     throw new Error(`${base} n=${n}: ${good} answers 2xx, ${result.non2xx} others, ${result.errors} errors`);
   }
   return { walletsPerSec: (good * n) / result.duration, requestsPerSec: good / result.duration, p99: result.latency.p99 };
+}
+
+/**
+ * `amount` requests over `connections` keep-alive connections, each body read to the end; timed
+ * from the first request to the last byte (autocannon's own clock ticks in whole seconds when it
+ * runs a fixed number of requests, too coarse for requests that take a tenth of a second).
+ */
+async function loadExact(base: string, n: number, connections: number, amount: number): Promise<Load> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < amount) {
+        next++;
+        const t = performance.now();
+        const bytes = await new Promise<number>((resolve, reject) => {
+          get(`${base}/api/generate_wallets?n=${n}`, { agent }, (res) => {
+            let length = 0;
+            if (res.statusCode !== 200) reject(new Error(`${base} n=${n}: HTTP ${res.statusCode}`));
+            res.on('data', (chunk: Buffer) => (length += chunk.length));
+            res.on('end', () => resolve(length));
+          }).on('error', reject);
+        });
+        if (bytes < n * 150) throw new Error(`${base} n=${n}: a body of only ${bytes} bytes`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { walletsPerSec: (amount * n) / seconds, requestsPerSec: amount / seconds, p99: percentile(latencies, 99) };
 }
 
 async function sanityCheck(base: string, n: number): Promise<void> {
@@ -137,7 +167,6 @@ function probeHealth(base: string): { stop(): Promise<number[]> } {
   };
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 // ---------------------------------------------------------------- main
 
@@ -181,9 +210,7 @@ async function main(): Promise<void> {
             probe = probeHealth(ready.cinder);
           }
           const result =
-            n === 10_000
-              ? await load(base, n, { connections: 2, amount: impl === 'cinder' ? 24 : 2 })
-              : await load(base, n, { connections: 8, duration: 2 });
+            n === 10_000 ? await loadExact(base, n, 2, impl === 'cinder' ? 30 : 2) : await load(base, n, { connections: 8, duration: 2 });
           runs[impl][n]!.push(result);
           if (probe) {
             health[impl].probe.push(...(await probe.stop()));
@@ -198,13 +225,13 @@ async function main(): Promise<void> {
     }
     const peakAfterAll = (await ask<ServerStats>(child, 'stats')).maxRss;
 
-    console.log('\ninline vs pool (8 connections, 1.5 s each; server event-loop p99):');
+    console.log('\ninline vs pool (8 connections, 1 s each; server event-loop p99):');
     const crossover: string[] = [];
-    for (const n of [16, 32, 64, 128, 256]) {
+    for (const n of [1, 4, 8, 16, 32, 64, 128]) {
       const row: string[] = [];
       for (const variant of ['inline', 'pool'] as const) {
         await ask(child, 'reset');
-        const r = await load(ready[variant], n, { connections: 8, duration: 1.5 });
+        const r = await load(ready[variant], n, { connections: 8, duration: 1 });
         const stats = await ask<ServerStats>(child, 'stats');
         row.push(`${variant} ${fmt(r.walletsPerSec).padStart(7)} wallets/s, loop p99 ${stats.loopP99.toFixed(1).padStart(5)} ms`);
       }

@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './chain.ts';
+import type { FaultController } from './faults.ts';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -39,8 +40,9 @@ export function startHttpServer(options: {
   port: number;
   dispatch: (body: string) => Promise<string | null>;
   logger: Logger;
+  faults?: Pick<FaultController, 'interceptHttp'> | undefined;
 }): Promise<HttpRpcServer> {
-  const { dispatch, logger } = options;
+  const { dispatch, logger, faults } = options;
   const server = createServer((req, res) => {
     if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) {
       send(res, 200, 'ok', 'text/plain; charset=utf-8');
@@ -58,6 +60,7 @@ export function startHttpServer(options: {
           send(res, 413, 'Request body is too large', 'text/plain; charset=utf-8');
           return;
         }
+        if (faults && (await faults.interceptHttp(body, req, res))) return;
         const reply = await dispatch(body);
         if (reply === null) {
           res.writeHead(200, { 'content-length': 0 });

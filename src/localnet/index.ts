@@ -6,6 +6,7 @@ import type { LiteSVM } from 'litesvm';
 import { Chain, type Logger } from './chain.ts';
 import { startHttpServer, type HttpRpcServer } from './httpServer.ts';
 import { createDispatcher } from './rpcDispatcher.ts';
+import { createFaultController } from './faults.ts';
 import { createRpcMethods } from './rpcMethods.ts';
 import { startWsServer } from './wsServer.ts';
 
@@ -53,8 +54,13 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   if (!Number.isFinite(slotIntervalMs) || slotIntervalMs < 0) throw new RangeError(`slotIntervalMs must be >= 0, got ${slotIntervalMs}`);
 
   const chain = new Chain(logger);
-  const dispatch = createDispatcher(createRpcMethods(chain, { testMode: options.testMode ?? false }), logger);
-  const http: HttpRpcServer = await startHttpServer({ host, port: options.port, dispatch, logger });
+  const testMode = options.testMode ?? false;
+  // Fault injection exists only in test mode; production-like runs never pay for it.
+  const faults = testMode
+    ? createFaultController({ haltBlocks: (halted) => (halted ? chain.stop() : chain.start(slotIntervalMs)) })
+    : undefined;
+  const dispatch = createDispatcher(createRpcMethods(chain, { testMode, faults }), logger, faults?.intercept);
+  const http: HttpRpcServer = await startHttpServer({ host, port: options.port, dispatch, logger, faults });
   let ws;
   try {
     ws = await startWsServer({ host, port: wsPort, chain, logger });

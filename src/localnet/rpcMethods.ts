@@ -4,6 +4,7 @@ import { checkContext, configParam, hashParam, requireParam } from './params.ts'
 import { accountMethods } from './rpcAccountMethods.ts';
 import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcHandler, type RpcMethodTable } from './rpcContext.ts';
 import { testMethods } from './rpcTestMethods.ts';
+import type { FaultController } from './faults.ts';
 import { transactionMethods } from './rpcTransactionMethods.ts';
 
 function clusterMethods(chain: Chain): RpcMethodTable {
@@ -49,12 +50,12 @@ function clusterMethods(chain: Chain): RpcMethodTable {
   };
 }
 
-export function createRpcMethods(chain: Chain, options: { testMode: boolean }): ReadonlyMap<string, RpcHandler> {
+export function createRpcMethods(chain: Chain, options: { testMode: boolean; faults?: FaultController | undefined }): ReadonlyMap<string, RpcHandler> {
   return new Map(Object.entries({
     ...clusterMethods(chain),
     ...accountMethods(chain),
     ...transactionMethods(chain),
     // Absent (→ "Method not found") unless the chain was started in test mode.
-    ...(options.testMode ? testMethods(chain) : {}),
+    ...(options.testMode ? testMethods(chain, options.faults) : {}),
   }));
 }

@@ -1,6 +1,7 @@
 /** Methods that only exist when the chain runs in test mode (`localnet_*`). */
 import { getBase64Encoder } from '@solana/kit';
 import type { Chain } from './chain.ts';
+import type { FaultController } from './faults.ts';
 import { addressParam, requireParam, u64Param } from './params.ts';
 import type { RpcMethodTable } from './rpcContext.ts';
 import { invalidParams } from './rpcErrors.ts';
@@ -8,8 +9,25 @@ import { invalidParams } from './rpcErrors.ts';
 const MAX_WARP = 1_000_000;
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
 
-export function testMethods(chain: Chain): RpcMethodTable {
+export function testMethods(chain: Chain, faults?: FaultController): RpcMethodTable {
   return {
+    /** params: [changes] — merges fault settings (see faults.ts); returns the settings now in force. */
+    localnet_setFaults(params) {
+      if (!faults) throw invalidParams('Invalid params: fault injection is not available.');
+      return faults.set(requireParam(params, 0, 'faults'));
+    },
+
+    /** Switches every fault off. */
+    localnet_clearFaults() {
+      faults?.clear();
+      return null;
+    },
+
+    /** How many sendTransaction calls were dropped by injected faults. */
+    localnet_getDroppedSends() {
+      return faults?.droppedSends ?? 0;
+    },
+
     /** params: [address, { lamports, data (base64), owner, executable }] */
     localnet_setAccount(params) {
       const target = addressParam(requireParam(params, 0, 'address'));

@@ -5,8 +5,9 @@
  * Method: the input is read as big-endian 16-bit limbs. A table built once holds every
  * power 2^(16k) in radix R = 58^5, so the number in radix R is Σ limb × table (every partial sum
  * stays below 2^51, exact in float64). One carry pass normalises the radix-R digits, and each
- * one becomes five base58 characters. Leading zero bytes become leading '1's, as in every other
- * base58 implementation. test/wallets/base58.test.ts checks it against `bs58` (fast-check).
+ * one becomes five base58 characters (two pairs from a table of 58² and one single), written
+ * straight to the destination. Leading zero bytes become leading '1's, as in every other base58
+ * implementation. test/wallets/base58.test.ts checks it against `bs58` (fast-check).
  */
 
 export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -51,9 +52,14 @@ function layout(bytes: number): Layout {
 
 const LAYOUT_32 = layout(32);
 const LAYOUT_64 = layout(64);
-// Scratch space, big enough for 64 bytes. Encoding is synchronous, so one set per thread is safe.
+// Scratch space, big enough for 64 bytes. Encoding is synchronous, so one per thread is safe.
 const acc = new Float64Array(LAYOUT_64.digits);
-const raw = new Uint8Array(LAYOUT_64.digits * 5);
+/** PAIRS[2i], PAIRS[2i+1]: the two base58 characters of i < 58². */
+const PAIRS = new Uint8Array(2 * 58 * 58);
+for (let i = 0; i < 58 * 58; i++) {
+  PAIRS[2 * i] = ALPHABET_CODES[Math.floor(i / 58)]!;
+  PAIRS[2 * i + 1] = ALPHABET_CODES[i % 58]!;
+}
 
 function encodeFixed(L: Layout, src: Uint8Array, srcOffset: number, dst: Uint8Array, dstOffset: number): number {
   const { limbs, digits, table, firstDigit } = L;
@@ -83,21 +89,34 @@ function encodeFixed(L: Layout, src: Uint8Array, srcOffset: number, dst: Uint8Ar
     acc[j - 1]! += q;
   }
 
-  const rawLength = digits * 5;
-  for (let j = 0; j < digits; j++) {
-    let d = acc[j]!;
-    for (let k = 4; k >= 0; k--) {
-      const next = Math.floor(d / 58);
-      raw[j * 5 + k] = d - next * 58;
-      d = next;
-    }
-  }
-  let start = 0;
-  while (start < rawLength && raw[start] === 0) start++;
-
+  let j = 0;
+  while (j < digits - 1 && acc[j] === 0) j++;
   let out = dstOffset;
   for (let z = 0; z < zeros; z++) dst[out++] = 0x31; // '1'
-  for (let k = start; k < rawLength; k++) dst[out++] = ALPHABET_CODES[raw[k]!]!;
+  if (zeros === L.bytes) return out;
+  // The most significant radix-R digit without its leading zero characters.
+  const top = acc[j]!;
+  const width = top >= 58 ** 4 ? 5 : top >= 58 ** 3 ? 4 : top >= 58 ** 2 ? 3 : top >= 58 ? 2 : 1;
+  for (let k = width - 1, d = top; k >= 0; k--) {
+    const q = Math.floor(d / 58);
+    dst[out + k] = ALPHABET_CODES[d - q * 58]!;
+    d = q;
+  }
+  out += width;
+  // Every other digit: five characters, as 2 + 1 + 2 through a table of all 58² pairs.
+  for (j++; j < digits; j++) {
+    const d = acc[j]!;
+    const hi = Math.floor(d / 195112); // 58^3
+    const lo = d - hi * 195112;
+    const mid = Math.floor(lo / 3364); // 58^2
+    const r = lo - mid * 3364;
+    dst[out] = PAIRS[2 * hi]!;
+    dst[out + 1] = PAIRS[2 * hi + 1]!;
+    dst[out + 2] = ALPHABET_CODES[mid]!;
+    dst[out + 3] = PAIRS[2 * r]!;
+    dst[out + 4] = PAIRS[2 * r + 1]!;
+    out += 5;
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { buildApp, type CinderApp } from '../../src/app.ts';
-import { createChainAdapter } from '../../src/chain/chainAdapter.ts';
+import { createChainAdapter, type ChainAdapterOptions } from '../../src/chain/chainAdapter.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
@@ -16,7 +16,10 @@ export interface TestApp {
 }
 
 /** The real app over the real JSON-RPC path to a fresh local chain, with its log output captured. */
-export async function createTestApp(overrides: Partial<Config> = {}, options: { chain?: TestChain } = {}): Promise<TestApp> {
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions> } = {},
+): Promise<TestApp> {
   const chain = options.chain ?? (await startTestChain());
   // Limits high enough that only tests about rate limiting (which override them) ever meet one.
   const defaults = loadConfig({
@@ -35,7 +38,12 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
     },
   });
   const logger = createLogger(config.logLevel, logStream);
-  const chainAdapter = createChainAdapter({ rpcUrl: chain.localnet.rpcUrl, commitment: config.commitment, pollIntervalMs: 50 });
+  const chainAdapter = createChainAdapter({
+    rpcUrl: chain.localnet.rpcUrl,
+    commitment: config.commitment,
+    pollIntervalMs: 50,
+    ...options.chainAdapter,
+  });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
   const app = await buildApp({ config, logger, chain: chainAdapter, wallets });
   return {
