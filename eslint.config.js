@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'src/server.ts', 'src/localnet/main.ts', 'bench/**', 'test/**', 'src/client/cli.ts', 'src/client/cli.js', 'bin/**'],
+    files: ['src/config.ts', 'src/server.ts', 'src/localnet/main.ts', 'bench/**', 'scripts/**', 'test/**', 'src/client/cli.ts', 'src/client/cli.js', 'bin/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -25,7 +25,6 @@ const ERRORS = {
   ACCOUNT_FROZEN: [400, 'Token account is frozen'],
   CLOSE_AUTHORITY_NOT_OWNER: [400, 'Close authority is not the owner'],
   CONFIDENTIAL_BALANCE_NOT_EMPTY: [400, 'Confidential balance not empty'],
-  ACCOUNT_NOT_CLOSABLE: [400, 'Token account cannot be closed'],
   INSUFFICIENT_SOL_FOR_FEE: [400, 'Insufficient SOL for fee'],
   TRANSACTION_REJECTED: [400, 'Transaction rejected by simulation'],
   // other client errors
@@ -33,7 +32,6 @@ const ERRORS = {
   FORBIDDEN: [403, 'Forbidden'],
   NOT_FOUND: [404, 'Not Found'],
   TRANSACTION_NOT_FOUND: [404, 'Transaction not found'],
-  METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
   REQUEST_IN_PROGRESS: [409, 'Request in progress'],
   PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],

@@ -20,6 +20,11 @@ export interface WalletGeneratorOptions {
   inlineMaxWallets?: number;
   /** Wallets waiting for or running on the pool beyond which new requests get 503 (default 200,000). */
   maxQueuedWallets?: number;
+  /**
+   * Nice increment of the worker threads (Linux; default 5): the event loop, which answers every
+   * other request, wins the CPU over key generation when both want it.
+   */
+  workerNice?: number;
 }
 
 export interface VanityPattern {
@@ -120,7 +125,13 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
   function getPool(): Piscina<WalletTask, Uint8Array> {
     if (closed) throw new CinderError('SERVICE_UNAVAILABLE', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
     // Workers are unref'd by piscina while idle, so the pool never keeps the process alive.
-    pool ??= new Piscina<WalletTask, Uint8Array>({ filename: WORKER_URL, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    pool ??= new Piscina<WalletTask, Uint8Array>({
+      filename: WORKER_URL,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      niceIncrement: options.workerNice ?? 5,
+    });
     return pool;
   }
 

@@ -1,0 +1,82 @@
+/**
+ * `npm run demo:token`: on a running embedded chain (`npm start` or `npm run localnet`), makes a
+ * throwaway wallet with 1 SOL and 1,234.5 tokens of a new mint, and prints the burn request to
+ * send. For trying Cinder locally; it refuses any RPC that is not on this machine.
+ */
+import {
+  airdropFactory,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromBytes,
+  createSolanaRpc,
+  createSolanaRpcSubscriptions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  lamports,
+  pipe,
+  sendAndConfirmTransactionFactory,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  assertIsSendableTransaction,
+  assertIsTransactionWithBlockhashLifetime,
+} from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getMintToInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
+
+const rpcUrl = process.env.LOCALNET_RPC_URL ?? 'http://127.0.0.1:8899';
+const wsUrl = process.env.LOCALNET_WS_URL ?? rpcUrl.replace(/^http/, 'ws').replace(/:(\d+)$/, (_m, port: string) => `:${Number(port) + 1}`);
+if (!/^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(rpcUrl)) {
+  console.error(`demo:token only runs against the local chain, not ${rpcUrl}`);
+  process.exit(2);
+}
+
+const rpc = createSolanaRpc(rpcUrl);
+const rpcSubscriptions = createSolanaRpcSubscriptions(wsUrl);
+
+// An extractable key, so its secret can be printed for the burn request (a throwaway local key).
+const pair = (await crypto.subtle.generateKey('Ed25519', true, ['sign', 'verify'])) as CryptoKeyPair;
+const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', pair.privateKey));
+const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
+const secretKey = new Uint8Array([...pkcs8.slice(-32), ...publicKey]);
+const owner = await createKeyPairSignerFromBytes(secretKey);
+const mint = await generateKeyPairSigner();
+
+await airdropFactory({ rpc, rpcSubscriptions })({ recipientAddress: owner.address, lamports: lamports(1_000_000_000n), commitment: 'confirmed' });
+const [ata] = await findAssociatedTokenPda({ owner: owner.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+const { value: lifetime } = await rpc.getLatestBlockhash().send();
+const space = BigInt(getMintSize());
+const mintRent = await rpc.getMinimumBalanceForRentExemption(space).send();
+const signed = await signTransactionMessageWithSigners(
+  pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(owner, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [
+          getCreateAccountInstruction({ payer: owner, newAccount: mint, lamports: mintRent, space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+          getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: owner.address }),
+          getCreateAssociatedTokenIdempotentInstruction({ payer: owner, ata, owner: owner.address, mint: mint.address }),
+          getMintToInstruction({ mint: mint.address, token: ata, mintAuthority: owner, amount: 1_234_500_000n }),
+        ],
+        m,
+      ),
+  ),
+);
+assertIsSendableTransaction(signed);
+assertIsTransactionWithBlockhashLifetime(signed);
+await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(signed, { commitment: 'confirmed' });
+
+const body = { mint: mint.address, priorityFee: 0.000001, userPrivateKey: getBase58Decoder().decode(secretKey) };
+console.log(`wallet ${owner.address} holds 1 SOL and 1,234.5 tokens of mint ${mint.address} (account ${ata}).`);
+console.log('Burn them and reclaim the rent:');
+console.log(`curl -s localhost:8080/api/burn_tokens -H 'content-type: application/json' -d '${JSON.stringify(body)}'`);
+process.exit(0);
