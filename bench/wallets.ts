@@ -225,18 +225,18 @@ async function main(): Promise<void> {
     }
     const peakAfterAll = (await ask<ServerStats>(child, 'stats')).maxRss;
 
-    console.log('\ninline vs pool (8 connections, 1 s each; server event-loop p99):');
-    const crossover: string[] = [];
-    for (const n of [1, 4, 8, 16, 32, 64, 128]) {
+    console.log('\ninline vs pool: wallets/s for one client (1 connection) and under load (8 connections, with the server event-loop p99):');
+    for (const n of [1, 4, 8, 16, 32, 64]) {
       const row: string[] = [];
-      for (const variant of ['inline', 'pool'] as const) {
-        await ask(child, 'reset');
-        const r = await load(ready[variant], n, { connections: 8, duration: 1 });
-        const stats = await ask<ServerStats>(child, 'stats');
-        row.push(`${variant} ${fmt(r.walletsPerSec).padStart(7)} wallets/s, loop p99 ${stats.loopP99.toFixed(1).padStart(5)} ms`);
+      for (const connections of [1, 8]) {
+        for (const variant of ['inline', 'pool'] as const) {
+          await ask(child, 'reset');
+          const r = await load(ready[variant], n, { connections, duration: 1 });
+          const stats = await ask<ServerStats>(child, 'stats');
+          row.push(`${variant} ${fmt(r.walletsPerSec).padStart(6)}${connections === 8 ? ` (${stats.loopP99.toFixed(1)} ms)` : ''}`);
+        }
       }
-      crossover.push(`  n=${String(n).padEnd(4)} ${row.join('   ')}`);
-      console.log(crossover.at(-1));
+      console.log(`  n=${String(n).padEnd(3)} 1 conn: ${row.slice(0, 2).join('  ')}   8 conn: ${row.slice(2).join('  ')}`);
     }
 
     process.stdout.write('\nvanity keys/s (a search that cannot succeed, until the 422)… ');

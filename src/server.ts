@@ -34,6 +34,8 @@ async function main(config: Config): Promise<void> {
     );
   }
   const url = await app.listen({ host: config.host, port: config.port });
+  // Start the worker threads now, so the first large request does not wait for them.
+  void wallets.warmUp();
   process.stdout.write(
     `Cinder listening on ${url}\n` +
       (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`),

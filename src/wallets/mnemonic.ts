@@ -25,9 +25,14 @@ export function entropyBytesOf(words: MnemonicWords): 16 | 32 {
   return words === 12 ? 16 : 32;
 }
 
+// One guarded buffer per entropy size and thread, wiped after each phrase.
+const entropyBuffers = new Map<number, Buffer>();
+
 /** A fresh English BIP39 phrase from the OS CSPRNG (libsodium's randombytes). */
 export function generateMnemonic(words: MnemonicWords): string {
-  const entropy = sodium.sodium_malloc(entropyBytesOf(words));
+  const size = entropyBytesOf(words);
+  let entropy = entropyBuffers.get(size);
+  if (!entropy) entropyBuffers.set(size, (entropy = sodium.sodium_malloc(size)));
   try {
     sodium.randombytes_buf(entropy);
     return entropyToMnemonic(entropy, wordlist);

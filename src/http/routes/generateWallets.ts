@@ -19,7 +19,8 @@ export function generateWalletsQuerySchema(config: Config) {
       description:
         `Vanity: the address ${where} these ${BASE58_CHARS}; prefix and suffix together at most ${config.maxVanityLength} ` +
         'characters (MAX_VANITY_LENGTH). Each character makes the search about 58 times longer (about 29 with ignoreCase); ' +
-        'past VANITY_TIMEOUT_MS the answer is 422 VANITY_TIMEOUT.',
+        'a prefix starting with a character other than 2-9 or A-H is about 17 times rarer still, as 94% of addresses start with one of those. ' +
+        'Past VANITY_TIMEOUT_MS the answer is 422 VANITY_TIMEOUT.',
     });
   return Type.Object(
     {
