@@ -34,8 +34,9 @@ async function main(config: Config): Promise<void> {
     );
   }
   const url = await app.listen({ host: config.host, port: config.port });
-  // Start the worker threads now, so the first large request does not wait for them.
-  void wallets.warmUp();
+  // Start the worker threads now, so the first large request does not wait for them. A shutdown
+  // during the warm-up terminates them; that is not an error.
+  wallets.warmUp().catch((error: unknown) => logger.debug({ err: error }, 'wallet workers not warmed up'));
   process.stdout.write(
     `Cinder listening on ${url}\n` +
       (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`),

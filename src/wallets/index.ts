@@ -80,7 +80,7 @@ const MNEMONIC_KEYS_PER_TASK = 8;
 const MIN_KEYS_PER_TASK = 32;
 const VANITY_SLICE_MS = 100;
 
-const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
+const WORKER_URL = new URL('./workerEntry.mjs', import.meta.url).href;
 
 /** Joins batches into the response body: each list's first item loses its leading comma. */
 export function assembleBody(batches: BatchView[], keysTried: number): GeneratedWallets {
