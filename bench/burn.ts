@@ -14,7 +14,6 @@ import {
   createSolanaRpc,
   createTransactionMessage,
   generateKeyPairSigner,
-  getBase58Decoder,
   pipe,
   sendAndConfirmTransactionFactory,
   setTransactionMessageFeePayerSigner,
@@ -42,6 +41,7 @@ import { createChainAdapter } from '../src/chain/chainAdapter.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createWalletGenerator } from '../src/wallets/index.ts';
+import { createTestKey } from '../test/helpers/keys.ts';
 import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '../test/helpers/localChain.ts';
 
 const BURNS_PER_RUN = Number(process.env.BENCH_BURNS ?? 64);
@@ -88,10 +88,7 @@ async function createHolders(chain: TestChain, count: number): Promise<Holder[]>
   const mintRent = await chain.rpc.getMinimumBalanceForRentExemption(BigInt(getMintSize())).send();
   const holders: Holder[] = [];
   const one = async () => {
-    const keyPair = (await crypto.subtle.generateKey('Ed25519', true, ['sign', 'verify'])) as CryptoKeyPair;
-    const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', keyPair.privateKey));
-    const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keyPair.publicKey));
-    const secretKey = new Uint8Array([...pkcs8.slice(-32), ...publicKey]);
+    const { secretKey, base58SecretKey } = await createTestKey();
     const owner = await createKeyPairSignerFromBytes(secretKey);
     const mint = await generateKeyPairSigner();
     const [ata] = await findAssociatedTokenPda({ owner: owner.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
@@ -102,7 +99,7 @@ async function createHolders(chain: TestChain, count: number): Promise<Holder[]>
       getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner: owner.address, mint: mint.address }),
       getMintToInstruction({ mint: mint.address, token: ata, mintAuthority: payer, amount: 1_000_000n }),
     ]);
-    holders.push({ key: getBase58Decoder().decode(secretKey), mint: mint.address });
+    holders.push({ key: base58SecretKey, mint: mint.address });
   };
   for (let i = 0; i < count; i += 16) await Promise.all(Array.from({ length: Math.min(16, count - i) }, one));
   return holders;

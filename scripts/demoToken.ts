@@ -11,7 +11,6 @@ import {
   createSolanaRpcSubscriptions,
   createTransactionMessage,
   generateKeyPairSigner,
-  getBase58Decoder,
   lamports,
   pipe,
   sendAndConfirmTransactionFactory,
@@ -30,6 +29,7 @@ import {
   getMintToInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
+import { createTestKey } from '../test/helpers/keys.ts';
 
 const rpcUrl = process.env.LOCALNET_RPC_URL ?? 'http://127.0.0.1:8899';
 const wsUrl = process.env.LOCALNET_WS_URL ?? rpcUrl.replace(/^http/, 'ws').replace(/:(\d+)$/, (_m, port: string) => `:${Number(port) + 1}`);
@@ -41,11 +41,8 @@ if (!/^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(rpcUrl)) {
 const rpc = createSolanaRpc(rpcUrl);
 const rpcSubscriptions = createSolanaRpcSubscriptions(wsUrl);
 
-// An extractable key, so its secret can be printed for the burn request (a throwaway local key).
-const pair = (await crypto.subtle.generateKey('Ed25519', true, ['sign', 'verify'])) as CryptoKeyPair;
-const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', pair.privateKey));
-const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
-const secretKey = new Uint8Array([...pkcs8.slice(-32), ...publicKey]);
+// A throwaway key whose secret can be printed for the burn request.
+const { secretKey, base58SecretKey } = await createTestKey();
 const owner = await createKeyPairSignerFromBytes(secretKey);
 const mint = await generateKeyPairSigner();
 
@@ -75,7 +72,7 @@ assertIsSendableTransaction(signed);
 assertIsTransactionWithBlockhashLifetime(signed);
 await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(signed, { commitment: 'confirmed' });
 
-const body = { mint: mint.address, priorityFee: 0.000001, userPrivateKey: getBase58Decoder().decode(secretKey) };
+const body = { mint: mint.address, priorityFee: 0.000001, userPrivateKey: base58SecretKey };
 console.log(`wallet ${owner.address} holds 1 SOL and 1,234.5 tokens of mint ${mint.address} (account ${ata}).`);
 console.log('Burn them and reclaim the rent:');
 console.log(`curl -s localhost:8080/api/burn_tokens -H 'content-type: application/json' -d '${JSON.stringify(body)}'`);

@@ -8,7 +8,7 @@ import {
   appendTransactionMessageInstructions,
   assertIsSendableTransaction,
   assertIsTransactionWithBlockhashLifetime,
-  createSignerFromKeyPair,
+  createKeyPairSignerFromBytes,
   createSolanaRpc,
   createSolanaRpcSubscriptions,
   createTransactionMessage,
@@ -45,6 +45,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
+import { createTestKey } from './keys.ts';
 
 export interface TestChain {
   localnet: Localnet;
@@ -75,14 +76,8 @@ export async function createFundedSigner(
   chain: TestChain,
   amount: bigint = DEFAULT_FUNDING,
 ): Promise<{ signer: KeyPairSigner; secretKey: Uint8Array }> {
-  // generateKeyPairSigner() makes non-extractable keys; the secret key must be exportable here.
-  const keyPair = (await crypto.subtle.generateKey('Ed25519', true, ['sign', 'verify'])) as CryptoKeyPair;
-  const signer = await createSignerFromKeyPair(keyPair);
-  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey('pkcs8', keyPair.privateKey));
-  const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keyPair.publicKey));
-  const secretKey = new Uint8Array(64);
-  secretKey.set(pkcs8.subarray(pkcs8.length - 32)); // the PKCS#8 Ed25519 key ends with the 32-byte seed
-  secretKey.set(publicKey, 32);
+  const { secretKey } = await createTestKey();
+  const signer = await createKeyPairSignerFromBytes(secretKey);
   await airdropFactory({ rpc: chain.rpc, rpcSubscriptions: chain.rpcSubscriptions })({
     recipientAddress: signer.address,
     lamports: lamports(amount),
