@@ -82,6 +82,11 @@ export interface ChainAdapterOptions {
 
 const COMMITMENT_RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
 
+/** Whether a signature's status has reached `commitment` (confirmed is reached by finalized too). */
+export function hasReachedCommitment(status: SignatureStatus | null, commitment: Commitment): boolean {
+  return !!status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment];
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function isTransient(error: unknown): { transient: boolean; retryAfterMs: number | null } {
@@ -167,10 +172,6 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     return status ? { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus } : null;
   }
 
-  function reached(status: SignatureStatus | null): boolean {
-    return !!status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment];
-  }
-
   return {
     commitment,
 
@@ -242,11 +243,11 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
           }
         }
         // Quick first looks (a local or fast cluster confirms in tens of ms), then every pollIntervalMs.
-        await sleep(Math.min(Math.min(pollIntervalMs, 25 * 2 ** polls++), Math.max(0, deadline - Date.now())));
+        await sleep(Math.min(pollIntervalMs, 25 * 2 ** polls++, Math.max(0, deadline - Date.now())));
         if (!possiblyDelivered) continue;
         try {
           const status = await getSignatureStatus(signature, Math.min(deadline, Date.now() + callTimeoutMs));
-          if (status && (reached(status) || status.err)) return { kind: 'landed', slot: status.slot, err: status.err };
+          if (status && (hasReachedCommitment(status, commitment) || status.err)) return { kind: 'landed', slot: status.slot, err: status.err };
           if (!status) {
             const blockHeight = await rpc.getBlockHeight({ commitment }).send({ abortSignal: signalFor(deadline) });
             if (blockHeight > lastValidBlockHeight) {

@@ -20,6 +20,7 @@ import {
   type ExtensionArgs,
 } from '@solana-program/token-2022';
 import { getApproveInstruction, getSyncNativeInstruction } from '@solana-program/token';
+import { NATIVE_MINT } from '../../src/burn/tokenState.ts';
 import { rpcResult } from '../localnet/rawRpc.ts';
 import { createAta, sendInstructions, type TestChain } from './localChain.ts';
 
@@ -90,8 +91,7 @@ export async function transferWithFee(
 
 /** Wraps `lamports` of the owner's SOL into its associated wrapped-SOL account. */
 export async function wrapSol(chain: TestChain, owner: KeyPairSigner, lamports: bigint): Promise<Address> {
-  const nativeMint = 'So11111111111111111111111111111111111111112' as Address;
-  const ata = await createAta(chain, owner, owner.address, nativeMint);
+  const ata = await createAta(chain, owner, owner.address, NATIVE_MINT);
   await sendInstructions(chain, owner, [
     getTransferSolInstruction({ source: owner, destination: ata, amount: lamports }),
     getSyncNativeInstruction({ account: ata }),

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint as fetchMint2022, getCloseAccountInstruction } from '@solana-program/token-2022';
-import { fetchMint } from '@solana-program/token';
+import { fetchMint, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { NATIVE_MINT } from '../../src/burn/tokenState.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import {
   createAta,
@@ -31,8 +32,7 @@ import {
   wrapSol,
 } from '../helpers/tokenKinds.ts';
 
-const CLASSIC = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-const NATIVE_MINT = 'So11111111111111111111111111111111111111112' as Address;
+const CLASSIC: Address = TOKEN_PROGRAM_ADDRESS;
 
 let t: TestApp;
 before(async () => {

@@ -1,13 +1,11 @@
 import { isSignature } from '@solana/kit';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../../app.ts';
-import type { SignatureStatus } from '../../chain/chainAdapter.ts';
+import { hasReachedCommitment, type SignatureStatus } from '../../chain/chainAdapter.ts';
 import type { Commitment } from '../../config.ts';
 import { describeTransactionError } from '../../chain/transactionError.ts';
 import { CinderError } from '../../errors.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
-
-const RANK = { processed: 0, confirmed: 1, finalized: 2 } as const;
 
 export const TransactionStatusSchema = Type.Object({
   transactionId: Type.String(),
@@ -64,8 +62,7 @@ function describeStatus(signature: string, status: SignatureStatus, commitment: 
   if (status.err) {
     return { ...base, status: 'failed' as const, message: `The transaction landed but failed: ${describeTransactionError(status.err)}; nothing it contained took effect.` };
   }
-  const final = status.confirmationStatus !== null && RANK[status.confirmationStatus] >= RANK[commitment];
-  return final
+  return hasReachedCommitment(status, commitment)
     ? { ...base, status: 'success' as const, message: `The transaction is ${status.confirmationStatus}.` }
     : { ...base, status: 'pending' as const, message: `The transaction was processed but is not yet ${commitment}.` };
 }
