@@ -1,14 +1,41 @@
 #!/usr/bin/env node
-/* global process */
+/* global process, URL */
 /**
- * The `cinder` command. Plain JavaScript, so that it runs as installed: it registers tsx (a runtime
- * dependency of Cinder) and hands over to the TypeScript CLI in src/client/cli.ts; nothing is built.
- * Client commands use the SDK, src/client/index.js (plain JavaScript as well).
+ * The `cinder` command (and `npm start`, which runs `cinder serve`). Plain JavaScript, so that it
+ * runs as installed, from either form of Cinder:
+ * - a checkout with its development dependencies (`npm ci`): the TypeScript sources in src/,
+ *   through tsx, so what runs is always what the sources say (a dist/ left by an older build is
+ *   ignored);
+ * - a production install (`npm run build`, then `npm ci --omit=dev`: no tsx, no TypeScript): the
+ *   JavaScript that the build wrote to dist/.
+ * Client commands use the SDK, src/client/index.js (plain JavaScript in both forms).
  */
-import { register } from 'tsx/esm/api';
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/client/cli.ts');
+async function loadTsx() {
+  try {
+    return await import('tsx/esm/api');
+  } catch (error) {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+async function loadCli() {
+  const tsx = await loadTsx();
+  if (tsx) {
+    tsx.register();
+    return import('../src/client/cli.ts');
+  }
+  const built = new URL('../dist/client/cli.js', import.meta.url);
+  if (existsSync(built)) return import(built.href);
+  process.stderr.write(
+    'cinder: nothing to run: this install has neither the development dependencies (run `npm ci`) nor a build (run `npm ci && npm run build`, then `npm ci --omit=dev` for production)\n',
+  );
+  process.exit(1);
+}
+
+const { main } = await loadCli();
 process.exitCode = await main(process.argv.slice(2), {
   env: process.env,
   stdout: process.stdout,

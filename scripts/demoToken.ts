@@ -1,7 +1,9 @@
 /**
  * `npm run demo:token`: on a running embedded chain (`npm start` or `npm run localnet`), makes a
  * throwaway wallet with 1 SOL and 1,234.5 tokens of a new mint, and prints the burn request to
- * send. For trying Cinder locally; it refuses any RPC that is not on this machine.
+ * send to Cinder: at CINDER_URL, else http://127.0.0.1:$PORT (PORT as the server reads it, default
+ * 8080); `npm start` prints this command with the variables its own ports need. For trying Cinder
+ * locally; it refuses any RPC that is not on this machine.
  */
 import {
   airdropFactory,
@@ -31,8 +33,13 @@ import {
 } from '@solana-program/token';
 import { createTestKey } from '../test/helpers/keys.ts';
 
-const rpcUrl = process.env.LOCALNET_RPC_URL ?? 'http://127.0.0.1:8899';
+const rpcUrl = process.env.LOCALNET_RPC_URL || 'http://127.0.0.1:8899';
+const cinderUrl = (process.env.CINDER_URL || `http://127.0.0.1:${process.env.PORT || '8080'}`).replace(/\/+$/, '');
 const wsUrl = process.env.LOCALNET_WS_URL ?? rpcUrl.replace(/^http/, 'ws').replace(/:(\d+)$/, (_m, port: string) => `:${Number(port) + 1}`);
+if (!/^https?:\/\/[^\s'"\\]+$/.test(cinderUrl)) {
+  console.error(`CINDER_URL must be an http(s) URL, not ${JSON.stringify(cinderUrl)}`);
+  process.exit(2);
+}
 if (!/^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(rpcUrl)) {
   console.error(`demo:token only runs against the local chain, not ${rpcUrl}`);
   process.exit(2);
@@ -75,5 +82,5 @@ await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(signed, { comm
 const body = { mint: mint.address, priorityFee: 0.000001, userPrivateKey: base58SecretKey };
 console.log(`wallet ${owner.address} holds 1 SOL and 1,234.5 tokens of mint ${mint.address} (account ${ata}).`);
 console.log('Burn them and reclaim the rent:');
-console.log(`curl -s localhost:8080/api/burn_tokens -H 'content-type: application/json' -d '${JSON.stringify(body)}'`);
+console.log(`curl -s ${cinderUrl}/api/burn_tokens -H 'content-type: application/json' -d '${JSON.stringify(body)}'`);
 process.exit(0);

@@ -4,8 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { CinderError } from './errors.ts';
 import { errorHandler, ProblemSchema, sendProblem } from './http/problem.ts';
+import { edgeServerOptions, notFoundError, registerEdge } from './http/edge.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerHealthRoutes } from './http/routes/health.ts';
 import { registerBurnTokensRoute } from './http/routes/burnTokens.ts';
@@ -18,6 +18,12 @@ import { registerRateLimits } from './http/rateLimit.ts';
 import { createMetrics, instrumentChain, registerMetrics } from './metrics.ts';
 import { createStores } from './store/index.ts';
 import type { WalletGenerator } from './wallets/index.ts';
+import type { Sponsor } from './keys/sponsor.ts';
+import { createPipeline } from './operations/pipeline.ts';
+import { registerPrepareRoutes } from './http/routes/prepare.ts';
+import { registerReclaimRentRoutes } from './http/routes/reclaimRent.ts';
+import { registerRelayTransactionsRoute } from './http/routes/relayTransactions.ts';
+import { monitorSponsorBalance } from './operations/sponsorMonitor.ts';
 
 export type CinderApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -26,6 +32,8 @@ export interface AppDeps {
   logger: Logger;
   chain: ChainAdapter;
   wallets: WalletGenerator;
+  /** The fee sponsor (SPONSOR_KEYPAIR), or none. */
+  sponsor?: Sponsor | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -46,18 +54,19 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
     return503OnClosing: true,
+    // The hardened edge (src/http/edge.ts): the server and its timeouts, one normalised path,
+    // problem+json for what the HTTP layer refuses, no request lines with URLs in the log.
+    ...edgeServerOptions({ logger: deps.logger, requestTimeoutMs: deps.config.requestTimeoutMs }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON is the only body Cinder reads: anything else is a 415, not a string that fails validation.
   app.removeContentTypeParser(['text/plain']);
   app.addSchema(ProblemSchema);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new CinderError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`)),
-  );
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
+  // First of all hooks: the request id, the URL checks (a key in it, a bad target), headers, logging.
+  registerEdge(app);
+  // 404, or 405 with Allow when the path exists for another method.
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, notFoundError(app, request)));
 
   // API keys, rate limits, Idempotency-Key and metrics (README: "Authentication, rate limits and
   // several instances"). In this order: auth identifies the client, the rate limiter counts it,
@@ -67,17 +76,36 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   app.addHook('onClose', stores.close);
   registerAuth(app, deps);
   await registerRateLimits(app, { config: deps.config, logger: deps.logger, metrics, redis: stores.redis, walletBudget: stores.walletBudget });
-  registerIdempotency(app, { config: deps.config, logger: deps.logger, metrics, store: stores.idempotency });
+  registerIdempotency(app, { config: deps.config, logger: deps.logger, metrics, store: stores.idempotency, secret: stores.idempotencySecret, chain: deps.chain });
   registerMetrics(app, { config: deps.config, metrics });
   deps = { ...deps, chain: instrumentChain(deps.chain, metrics) };
+  if (deps.sponsor) {
+    // The sponsor's balance as a gauge: on a timer, and from every read of its account.
+    const sponsorMonitor = monitorSponsorBalance({ chain: deps.chain, sponsor: deps.sponsor, metrics, logger: deps.logger });
+    app.addHook('onClose', async () => sponsorMonitor.stop());
+    deps = { ...deps, chain: sponsorMonitor.chain };
+  }
 
   // Before the routes: @fastify/swagger records each route as it is added (GET /openapi.json, /docs).
   await registerOpenApi(app);
 
+  // A person who opens the server's address in a browser wants the docs page, not a 404.
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs', 302));
   registerHealthRoutes(app, deps);
-  registerBurnTokensRoute(app, { ...deps, sentTransactions: stores.sentTransactions });
+  // One pipeline behind burn, reclaim, preview and prepare (src/operations/pipeline.ts).
+  const pipeline = createPipeline({
+    chain: deps.chain,
+    sentTransactions: stores.sentTransactions,
+    burnDeadlineMs: deps.config.burnDeadlineMs,
+    sponsor: deps.sponsor ?? null,
+    localChain: deps.config.solanaRpcUrl === undefined,
+  });
+  registerBurnTokensRoute(app, { config: deps.config, pipeline, locks: stores.locks });
+  registerReclaimRentRoutes(app, { config: deps.config, pipeline, locks: stores.locks });
+  registerPrepareRoutes(app, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret });
   registerGenerateWalletsRoute(app, deps);
   registerTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions });
+  registerRelayTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions, serverSecret: stores.idempotencySecret });
 
   await app.ready();
   return app;

@@ -2,6 +2,8 @@
  * The only reader of the environment. `loadConfig` validates every variable against one schema,
  * converts it into typed values and returns a frozen object that is passed down explicitly.
  */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -14,6 +16,7 @@ const EnvSchema = Type.Object({
   PORT: Type.Optional(Type.String({ pattern: UINT })),
   SOLANA_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   SOLANA_WS_URL: Type.Optional(Type.String({ pattern: '^wss?://' })),
+  SOLANA_RPC_MAX_RPS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Requests per second to the RPC at most' })),
   COMMITMENT: Type.Optional(Type.Union([Type.Literal('processed'), Type.Literal('confirmed'), Type.Literal('finalized')])),
   MAX_PRIORITY_FEE_SOL: Type.Optional(Type.String({ pattern: DECIMAL })),
   MAX_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
@@ -28,11 +31,16 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_STATUS_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   BURN_DEADLINE_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   VANITY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'A request (headers and body) must arrive within this time, else 408' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
   ),
   LOCALNET_PORT: Type.Optional(Type.String({ pattern: UINT })),
+  SERVER_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key of idempotency records (and prepared messages)' })),
+  STATE_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Directory of the idempotency journal without Redis' })),
+  SPONSOR_KEYPAIR: Type.Optional(Type.String({ minLength: 1, description: 'Path of a solana-keygen keypair file: the fee sponsor of wallets that cannot pay' })),
+  LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pretty')])),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -45,6 +53,8 @@ export interface Config {
   /** Unset: start the embedded local chain. */
   readonly solanaRpcUrl: string | undefined;
   readonly solanaWsUrl: string | undefined;
+  /** Requests per second to the RPC provider at most; undefined: no cap of our own. */
+  readonly solanaRpcMaxRps: number | undefined;
   readonly commitment: Commitment;
   readonly maxPriorityFeeLamports: bigint;
   readonly maxWalletsPerRequest: number;
@@ -59,10 +69,26 @@ export interface Config {
   readonly rateLimitStatusPerMin: number;
   readonly burnDeadlineMs: number;
   readonly vanityTimeoutMs: number;
+  /** Headers and body of a request must have arrived this long after it started, else 408 and the connection is closed. */
+  readonly requestTimeoutMs: number;
   /** Passed to Fastify's `trustProxy`: false, true, a hop count, or a list of addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
   readonly logLevel: LogLevel;
+  /** `auto` (unset): readable lines when standard output is a terminal, JSON lines otherwise. */
+  readonly logFormat: 'json' | 'pretty' | 'auto';
   readonly localnetPort: number;
+  /**
+   * HMAC key of idempotency records (and prepared messages). Required with REDIS_URL (every
+   * instance must derive the same record names); unset otherwise: see `stateDir`.
+   */
+  readonly serverSecret: string | undefined;
+  /**
+   * Without Redis: where the idempotency journal (and, when SERVER_SECRET is unset, a generated
+   * secret) is kept, so that a burn sent before a crash is still answered after a restart.
+   */
+  readonly stateDir: string;
+  /** SPONSOR_KEYPAIR: path of the fee sponsor's solana-keygen file (read once at start); unset: no sponsor. */
+  readonly sponsorKeypairPath: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -110,12 +136,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
   }
   const maxPriorityFeeLamports = solStringToLamports(e.MAX_PRIORITY_FEE_SOL ?? '0.01');
+  if ((e.REDIS_URL || e.SPONSOR_KEYPAIR) && !e.SERVER_SECRET) {
+    throw new ConfigError(
+      'Invalid configuration: SERVER_SECRET (at least 32 characters, the same on every instance) is required when REDIS_URL or SPONSOR_KEYPAIR is set; e.g. SERVER_SECRET=$(openssl rand -base64 32)',
+    );
+  }
 
   return Object.freeze({
     host: e.HOST ?? '127.0.0.1',
     port: toPort(e.PORT, 8080, 'PORT'),
     solanaRpcUrl: e.SOLANA_RPC_URL,
     solanaWsUrl: e.SOLANA_WS_URL,
+    solanaRpcMaxRps: e.SOLANA_RPC_MAX_RPS === undefined ? undefined : Number(e.SOLANA_RPC_MAX_RPS),
     commitment: e.COMMITMENT ?? 'confirmed',
     maxPriorityFeeLamports,
     maxWalletsPerRequest: int(e.MAX_WALLETS_PER_REQUEST, 10_000),
@@ -132,8 +164,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitStatusPerMin: int(e.RATE_LIMIT_STATUS_PER_MIN, 300),
     burnDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
     vanityTimeoutMs: int(e.VANITY_TIMEOUT_MS, 30_000),
+    requestTimeoutMs: int(e.REQUEST_TIMEOUT_MS, 10_000),
     trustProxy: toTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL ?? 'info',
+    logFormat: e.LOG_FORMAT ?? 'auto',
     localnetPort: toPort(e.LOCALNET_PORT, 8899, 'LOCALNET_PORT'),
+    serverSecret: e.SERVER_SECRET,
+    stateDir: resolve(e.STATE_DIR ?? join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'cinder')),
+    sponsorKeypairPath: e.SPONSOR_KEYPAIR === undefined ? undefined : resolve(e.SPONSOR_KEYPAIR),
   });
 }

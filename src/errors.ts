@@ -19,6 +19,9 @@ const ERRORS = {
   INVALID_SIGNATURE: [400, 'Invalid transaction signature'],
   IDEMPOTENCY_KEY_REUSED: [400, 'Idempotency key reused with a different request'],
   INVALID_IDEMPOTENCY_KEY: [400, 'Invalid idempotency key'],
+  // the HTTP edge (src/http/edge.ts): malformed requests refused before any route runs
+  BAD_REQUEST: [400, 'Bad Request'],
+  PRIVATE_KEY_IN_URL: [400, 'Private key in the URL'],
   // 400: the chain state does not allow the burn; nothing was sent
   MINT_NOT_FOUND: [400, 'Mint not found'],
   NO_TOKEN_ACCOUNT: [400, 'No token account'],
@@ -27,20 +30,41 @@ const ERRORS = {
   CONFIDENTIAL_BALANCE_NOT_EMPTY: [400, 'Confidential balance not empty'],
   INSUFFICIENT_SOL_FOR_FEE: [400, 'Insufficient SOL for fee'],
   TRANSACTION_REJECTED: [400, 'Transaction rejected by simulation'],
+  // the money rules and the whole-wallet reclaim (src/plan, src/operations)
+  INVALID_OWNER: [400, 'Invalid owner'],
+  FEE_EXCEEDS_RECLAIM: [400, 'Fees exceed what is reclaimed'],
+  MINT_PAUSED: [400, 'Mint is paused'],
+  BURN_NOT_PERMITTED: [400, 'Burn not permitted'],
+  NOTHING_TO_RECLAIM: [400, 'Nothing to reclaim'],
+  // the relay of transactions signed elsewhere (src/operations/relay.ts); nothing was sent
+  INVALID_TRANSACTION: [400, 'Invalid transaction'],
+  TRANSACTION_NOT_SIGNED: [400, 'Transaction not fully signed'],
+  PROGRAM_NOT_ALLOWED: [400, 'Program not allowed'],
+  RELAY_TOKEN_INVALID: [400, 'Relay token invalid'],
   // other client errors
   UNAUTHORIZED: [401, 'Unauthorized'],
   FORBIDDEN: [403, 'Forbidden'],
   NOT_FOUND: [404, 'Not Found'],
+  METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
+  NOT_ACCEPTABLE: [406, 'Not Acceptable'],
+  REQUEST_TIMEOUT: [408, 'Request Timeout'],
   TRANSACTION_NOT_FOUND: [404, 'Transaction not found'],
   REQUEST_IN_PROGRESS: [409, 'Request in progress'],
+  BURN_IN_PROGRESS: [409, 'Burn in progress'],
+  RECLAIM_IN_PROGRESS: [409, 'Reclaim in progress'],
   PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  URI_TOO_LONG: [414, 'URI Too Long'],
+  RANGE_NOT_SATISFIABLE: [416, 'Range Not Satisfiable'],
+  EXPECTATION_FAILED: [417, 'Expectation Failed'],
+  HEADERS_TOO_LARGE: [431, 'Request Header Fields Too Large'],
   VANITY_TIMEOUT: [422, 'Vanity search timed out'],
   RATE_LIMITED: [429, 'Too Many Requests'],
   // server side
   INTERNAL_ERROR: [500, 'Internal Server Error'],
   RPC_UNAVAILABLE: [503, 'Solana RPC unavailable'],
   SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
+  SPONSOR_UNAVAILABLE: [503, 'Fee sponsor unavailable'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type CinderErrorCode = keyof typeof ERRORS;

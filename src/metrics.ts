@@ -4,7 +4,7 @@
  * open to loopback clients only, or to anyone presenting `Authorization: Bearer <METRICS_TOKEN>`.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CinderApp } from './app.ts';
 import type { ChainAdapter } from './chain/chainAdapter.ts';
@@ -20,12 +20,15 @@ export interface Metrics {
   readonly lamportsReclaimed: Counter;
   readonly walletsGenerated: Counter;
   readonly rpcCalls: Counter<'method'>;
+  readonly rpcRequests: Counter<'method' | 'outcome'>;
   readonly rpcErrors: Counter<'method'>;
   readonly rpcDuration: Histogram<'method'>;
   readonly rateLimitRejections: Counter<'route' | 'limit'>;
   readonly rateLimitFailOpen: Counter<'route'>;
   readonly idempotency: Counter<'result'>;
   readonly redisErrors: Counter<'operation'>;
+  /** The fee sponsor's balance (SPONSOR_KEYPAIR), as last read; absent from the output without a sponsor. */
+  readonly sponsorLamports: Gauge;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -69,6 +72,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['method'],
       registers,
     }),
+    rpcRequests: new Counter({
+      name: 'cinder_rpc_requests_total',
+      help: 'JSON-RPC requests that left for the RPC provider (what it bills), by method and outcome: ok, refused (429), error',
+      labelNames: ['method', 'outcome'],
+      registers,
+    }),
     rpcErrors: new Counter({
       name: 'cinder_rpc_errors_total',
       help: 'Solana JSON-RPC operations that failed, by method',
@@ -106,6 +115,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['operation'],
       registers,
     }),
+    // Registered only once a sponsor's balance is known (src/operations/sponsorMonitor.ts).
+    sponsorLamports: new Gauge({
+      name: 'cinder_sponsor_balance_lamports',
+      help: 'Lamports held by the fee sponsor (SPONSOR_KEYPAIR), as last read from the chain',
+      registers: [],
+    }),
   };
 }
 
@@ -127,10 +142,13 @@ const RPC_METHOD_OF: Record<string, string> = {
  * check that fails count as errors.
  */
 export function instrumentChain(chain: ChainAdapter, metrics: Metrics): ChainAdapter {
+  // Operations share requests (batched reads, one status query for every signature in flight):
+  // the requests themselves are counted where they leave, in the adapter's transport.
+  chain.onRpcRequest?.((method, outcome) => metrics.rpcRequests.inc({ method, outcome }));
   return new Proxy(chain, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      if (typeof value !== 'function' || typeof property !== 'string' || property === 'onRpcRequest') return value;
       const method = RPC_METHOD_OF[property] ?? property;
       return async (...args: unknown[]) => {
         metrics.rpcCalls.inc({ method });

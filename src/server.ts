@@ -10,16 +10,33 @@ import { createLogger } from './logger.ts';
 import { createWalletGenerator } from './wallets/index.ts';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+/** From a checkout (TypeScript through tsx), where the development scripts such as demo:token exist; not from dist/. */
+const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+/** The `npm run demo:token` command line for this server and chain: only the variables that differ from its defaults. */
+function demoTokenCommand(serverUrl: string, localnet: Localnet): string {
+  const rpcPort = Number(new URL(localnet.rpcUrl).port);
+  const vars = [
+    serverUrl === 'http://127.0.0.1:8080' ? '' : `CINDER_URL=${serverUrl} `,
+    localnet.rpcUrl === 'http://127.0.0.1:8899' ? '' : `LOCALNET_RPC_URL=${localnet.rpcUrl} `,
+    // demo:token expects the WebSocket on the next port, which LOCALNET_PORT=0 does not promise.
+    Number(new URL(localnet.wsUrl).port) === rpcPort + 1 ? '' : `LOCALNET_WS_URL=${localnet.wsUrl} `,
+  ];
+  return `${vars.join('')}npm run demo:token`;
+}
 
 async function main(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  // One readable line per event for a person at a terminal; JSON lines for supervisors and pipes.
+  const logger = createLogger(config.logLevel, undefined, {
+    pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true),
+  });
   let localnet: Localnet | undefined;
   if (!config.solanaRpcUrl) {
     localnet = await startLocalnet({ port: config.localnetPort, logger });
     logger.info({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl }, 'embedded local Solana chain started (no SOLANA_RPC_URL set)');
   }
   const rpcUrl = config.solanaRpcUrl ?? localnet!.rpcUrl;
-  const chain = createChainAdapter({ rpcUrl, commitment: config.commitment });
+  const chain = createChainAdapter({ rpcUrl, commitment: config.commitment, maxRequestsPerSecond: config.solanaRpcMaxRps });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
   const app = await buildApp({ config, logger, chain, wallets });
 
@@ -39,7 +56,9 @@ async function main(config: Config): Promise<void> {
   wallets.warmUp().catch((error: unknown) => logger.debug({ err: error }, 'wallet workers not warmed up'));
   process.stdout.write(
     `Cinder listening on ${url}\n` +
-      (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`),
+      `API documentation (with "Try it out"): ${url}/docs\n` +
+      (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`) +
+      (localnet && RUNNING_FROM_SOURCE ? `A wallet with tokens to burn on it, in another terminal: ${demoTokenCommand(url, localnet)}\n` : ''),
   );
 
   let stopping = false;
@@ -47,9 +66,19 @@ async function main(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    await app.close(); // stops accepting, waits for in-flight requests
-    await wallets.close();
-    await localnet?.close();
+    // A burn in flight answers within BURN_DEADLINE_MS; a shutdown that outlasts it is stuck.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.burnDeadlineMs + 10_000).unref();
+    try {
+      await app.close(); // stops accepting, waits for in-flight requests
+      await wallets.close();
+      await localnet?.close();
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
     logger.info('stopped');
     process.exit(0);
   };

@@ -31,11 +31,18 @@ export interface MintState {
   isNative: boolean;
   nonTransferable: boolean;
   permanentDelegate: Address | null;
+  /** Token-2022 Pausable: while paused, the program refuses burns (and transfers, mints). */
+  paused: boolean;
+  /** Token-2022 PermissionedBurn: a plain burn is refused; burning needs the burn authority's signature. */
+  permissionedBurn: boolean;
 }
 
 export interface TokenAccountState {
   address: Address;
   lamports: bigint;
+  /** Data length in bytes: the rent-exempt minimum depends on it (Token-2022 extensions make it larger). */
+  space: number;
+  tokenProgram: TokenProgram;
   mint: Address;
   owner: Address;
   amount: bigint;
@@ -83,6 +90,8 @@ export function decodeMint(account: RawAccount): MintState | null {
     isNative: account.address === NATIVE_MINT || account.address === NATIVE_MINT_2022,
     nonTransferable: find(extensions, 'NonTransferable') !== undefined,
     permanentDelegate: permanentDelegate ? permanentDelegate.delegate : null,
+    paused: find(extensions, 'PausableConfig')?.paused ?? false,
+    permissionedBurn: find(extensions, 'PermissionedBurn') !== undefined,
   };
 }
 
@@ -101,6 +110,8 @@ export function decodeTokenAccount(account: RawAccount): TokenAccountState | nul
   return {
     address: account.address,
     lamports: account.lamports,
+    space: account.data.length,
+    tokenProgram: account.owner,
     mint: token.mint,
     owner: token.owner,
     amount: token.amount,

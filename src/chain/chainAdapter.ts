@@ -5,7 +5,7 @@
  * CinderErrors, never a raw upstream message.
  */
 import {
-  createSolanaRpc,
+  createSolanaRpcFromTransport,
   getBase64Encoder,
   isSolanaError,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
@@ -18,6 +18,10 @@ import {
 } from '@solana/kit';
 import type { Commitment } from '../config.ts';
 import { CinderError } from '../errors.ts';
+import { createAccountReader } from './accountReader.ts';
+import { createBlockhashCache } from './blockhashCache.ts';
+import { createBudgetedTransport, RpcNotSentError, type RpcRequestOutcome } from './rpcTransport.ts';
+import { createSignatureTracker } from './signatureTracker.ts';
 
 export interface RawAccount {
   address: Address;
@@ -58,26 +62,40 @@ export interface SignedTransaction {
 export interface ChainAdapter {
   readonly commitment: Commitment;
   getAccounts(addresses: readonly Address[], deadline: number): Promise<(RawAccount | null)[]>;
-  getTokenAccountsByOwner(owner: Address, mint: Address, deadline: number): Promise<RawAccount[]>;
+  getTokenAccountsByOwner(owner: Address, filter: { mint: Address } | { programId: Address }, deadline: number): Promise<RawAccount[]>;
   getBalance(address: Address, deadline: number): Promise<bigint>;
   getLatestBlockhash(deadline: number): Promise<BlockhashLifetime>;
-  simulate(wire: Base64EncodedWireTransaction, deadline: number): Promise<SimulationResult>;
+  /**
+   * Default: signatures not checked, blockhash replaced by the latest (to size and price a message
+   * before it is signed). `{ signed: true }`: the transaction as it is, signatures and blockhash
+   * checked (the relay of transactions signed elsewhere).
+   */
+  simulate(wire: Base64EncodedWireTransaction, deadline: number, options?: { signed?: boolean }): Promise<SimulationResult>;
   sendAndConfirm(transaction: SignedTransaction, deadline: number): Promise<SendOutcome>;
   getSignatureStatus(signature: Signature, deadline: number): Promise<SignatureStatus | null>;
   getBlockHeight(deadline: number): Promise<bigint>;
   isHealthy(): Promise<boolean>;
+  /** Subscribes to every JSON-RPC request that left for the RPC (for metrics); not an RPC operation. */
+  onRpcRequest?(listener: (method: string, outcome: RpcRequestOutcome) => void): void;
 }
 
 export interface ChainAdapterOptions {
   rpcUrl: string;
   commitment: Commitment;
-  /** Per RPC call. */
+  /** Per RPC request, counted from the moment it leaves (time queued for the budget is not counted). */
   callTimeoutMs?: number;
   /** Between rebroadcasts of the same signed transaction. */
   rebroadcastIntervalMs?: number;
-  /** Between signature status polls. */
+  /** Between the signature tracker's ticks. */
   pollIntervalMs?: number;
   maxReadAttempts?: number;
+  /** SOLANA_RPC_MAX_RPS: requests per second to the RPC at most; undefined: no cap of our own. */
+  maxRequestsPerSecond?: number | undefined;
+  /** How long an account read waits for other reads to share its getMultipleAccounts call. */
+  accountBatchWindowMs?: number;
+  /** How long the cached blockhash is handed out before a background refresh, and at most. */
+  blockhashRefreshAfterMs?: number;
+  blockhashMaxAgeMs?: number;
 }
 
 const COMMITMENT_RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
@@ -103,11 +121,9 @@ function isTransient(error: unknown): { transient: boolean; retryAfterMs: number
   return { transient: true, retryAfterMs: null };
 }
 
-/** Sends that failed this many times without reaching the node end the attempt: nothing was sent. */
-const MAX_UNDELIVERED_SENDS = 3;
-
-/** True only when the transaction surely never reached the node (connection refused, no such host, 429). */
+/** True only when the transaction surely never reached the node (never left, connection refused, no such host, 429). */
 function isUndelivered(error: unknown): boolean {
+  if (error instanceof RpcNotSentError) return true;
   if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return error.context.statusCode === 429;
   let cause: unknown = error;
   for (let depth = 0; cause && depth < 4; depth++) {
@@ -125,19 +141,30 @@ export function rpcUnavailable(cause?: unknown): CinderError {
   });
 }
 
+/**
+ * The landing engine, one per process and shared by every request: a budgeted transport under
+ * every call, micro-batched account reads, one cached blockhash, and one signature tracker for all
+ * transactions in flight.
+ */
 export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
-  const rpc: Rpc<SolanaRpcApi> = createSolanaRpc(options.rpcUrl);
   const { commitment } = options;
   const callTimeoutMs = options.callTimeoutMs ?? 10_000;
-  const rebroadcastIntervalMs = options.rebroadcastIntervalMs ?? 2_000;
-  const pollIntervalMs = options.pollIntervalMs ?? 400;
   const maxReadAttempts = options.maxReadAttempts ?? 4;
+  const requestListeners: ((method: string, outcome: RpcRequestOutcome) => void)[] = [];
+  const transport = createBudgetedTransport({
+    url: options.rpcUrl,
+    maxRequestsPerSecond: options.maxRequestsPerSecond,
+    callTimeoutMs,
+    onRequest: (method, outcome) => {
+      for (const listener of requestListeners) listener(method, outcome);
+    },
+  });
+  const rpc: Rpc<SolanaRpcApi> = createSolanaRpcFromTransport(transport);
 
-  function signalFor(deadline: number): AbortSignal {
-    return AbortSignal.timeout(Math.max(1, Math.min(callTimeoutMs, deadline - Date.now())));
-  }
+  /** The caller's deadline only: the transport times each request out once it has left. */
+  const signalFor = (deadline: number) => AbortSignal.timeout(Math.max(1, deadline - Date.now()));
 
-  /** A read: timed out per call, retried on transient faults with exponential backoff and jitter. */
+  /** A read: retried on transient faults with exponential backoff and jitter, until the deadline. */
   async function read<T>(call: (abortSignal: AbortSignal) => Promise<T>, deadline: number): Promise<T> {
     let lastError: unknown;
     for (let attempt = 0; attempt < maxReadAttempts; attempt++) {
@@ -145,9 +172,10 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
       try {
         return await call(signalFor(deadline));
       } catch (error) {
+        lastError = error;
+        if (error instanceof RpcNotSentError) break; // the deadline passed while it waited its turn
         const { transient, retryAfterMs } = isTransient(error);
         if (!transient) throw error;
-        lastError = error;
         const backoff = retryAfterMs ?? 200 * 2 ** attempt * (0.5 + Math.random());
         if (Date.now() + backoff >= deadline) break;
         await sleep(backoff);
@@ -163,106 +191,113 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
   ): RawAccount | null =>
     account && { address, lamports: account.lamports, owner: account.owner, data: new Uint8Array(base64.encode(account.data[0])) };
 
-  async function getSignatureStatus(signature: Signature, deadline: number): Promise<SignatureStatus | null> {
-    const { value } = await read(
-      (abortSignal) => rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send({ abortSignal }),
-      deadline,
+  async function getStatuses(signatures: Signature[], searchTransactionHistory: boolean, deadline: number): Promise<(SignatureStatus | null)[]> {
+    const { value } = observed(
+      await read((abortSignal) => rpc.getSignatureStatuses(signatures, { searchTransactionHistory }).send({ abortSignal }), deadline),
     );
-    const status = value[0];
-    return status ? { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus } : null;
+    return value.map((status) => (status ? { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus } : null));
   }
+
+  async function getSignatureStatus(signature: Signature, deadline: number): Promise<SignatureStatus | null> {
+    return (await getStatuses([signature], true, deadline))[0] ?? null;
+  }
+
+  const blockhashes = createBlockhashCache({
+    fetch: async (deadline) => {
+      const { context, value } = await read((abortSignal) => rpc.getLatestBlockhash({ commitment }).send({ abortSignal }), deadline);
+      return { lifetime: value, slot: context.slot };
+    },
+    refreshAfterMs: options.blockhashRefreshAfterMs,
+    maxAgeMs: options.blockhashMaxAgeMs,
+  });
+  /** Every answer's context.slot tells the blockhash cache how old its hash is, at no cost. */
+  const observed = <T extends { context: { slot: bigint } }>(answer: T): T => {
+    blockhashes.observeSlot(answer.context.slot);
+    return answer;
+  };
+
+  async function getBlockHeight(deadline: number): Promise<bigint> {
+    const blockHeight = await read((abortSignal) => rpc.getBlockHeight({ commitment }).send({ abortSignal }), deadline);
+    blockhashes.observeBlockHeight(blockHeight);
+    return blockHeight;
+  }
+
+  const accounts = createAccountReader({
+    windowMs: options.accountBatchWindowMs,
+    fetch: async (addresses, deadline) => {
+      const { value } = observed(
+        await read((abortSignal) => rpc.getMultipleAccounts(addresses, { encoding: 'base64', commitment }).send({ abortSignal }), deadline),
+      );
+      return value.map((account, i) => toRawAccount(addresses[i]!, account));
+    },
+    onDeadline: () => rpcUnavailable(),
+  });
+
+  const tracker = createSignatureTracker({
+    commitment,
+    pollIntervalMs: options.pollIntervalMs ?? 400,
+    rebroadcastIntervalMs: options.rebroadcastIntervalMs ?? 2_000,
+    tickTimeoutMs: callTimeoutMs,
+    getStatuses,
+    getBlockHeight,
+    send: async ({ wire }, deadline) => {
+      await rpc
+        .sendTransaction(wire, { encoding: 'base64', skipPreflight: true, maxRetries: 0n, preflightCommitment: commitment })
+        .send({ abortSignal: signalFor(deadline) });
+    },
+    isUndelivered,
+    notSent: (cause) => rpcUnavailable(cause),
+    hasReachedCommitment,
+  });
 
   return {
     commitment,
 
-    async getAccounts(addresses, deadline) {
-      const { value } = await read(
-        (abortSignal) => rpc.getMultipleAccounts([...addresses], { encoding: 'base64', commitment }).send({ abortSignal }),
-        deadline,
-      );
-      return value.map((account, i) => toRawAccount(addresses[i]!, account));
-    },
+    getAccounts: (addresses, deadline) => accounts.read(addresses, deadline),
 
-    async getTokenAccountsByOwner(owner, mint, deadline) {
-      const { value } = await read(
-        (abortSignal) => rpc.getTokenAccountsByOwner(owner, { mint }, { encoding: 'base64', commitment }).send({ abortSignal }),
-        deadline,
+    async getTokenAccountsByOwner(owner, filter, deadline) {
+      const { value } = observed(
+        await read((abortSignal) => rpc.getTokenAccountsByOwner(owner, filter, { encoding: 'base64', commitment }).send({ abortSignal }), deadline),
       );
       return value.map(({ pubkey, account }) => toRawAccount(pubkey, account)!);
     },
 
+    /** Read through the shared getMultipleAccounts batches: a missing account holds 0 lamports. */
     async getBalance(address, deadline) {
-      const { value } = await read((abortSignal) => rpc.getBalance(address, { commitment }).send({ abortSignal }), deadline);
-      return value;
+      const [account] = await accounts.read([address], deadline);
+      return account?.lamports ?? 0n;
     },
 
-    async getLatestBlockhash(deadline) {
-      const { value } = await read((abortSignal) => rpc.getLatestBlockhash({ commitment }).send({ abortSignal }), deadline);
-      return value;
-    },
+    getLatestBlockhash: (deadline) => blockhashes.get(deadline),
 
-    async simulate(wire, deadline) {
-      const { value } = await read(
-        (abortSignal) =>
-          rpc
-            .simulateTransaction(wire, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment })
-            .send({ abortSignal }),
-        deadline,
+    async simulate(wire, deadline, options) {
+      const signed = options?.signed === true;
+      const { value } = observed(
+        await read(
+          (abortSignal) =>
+            rpc
+              .simulateTransaction(
+                wire,
+                signed
+                  ? { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: false, commitment }
+                  : { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment },
+              )
+              .send({ abortSignal }),
+          deadline,
+        ),
       );
       return { err: value.err, unitsConsumed: value.unitsConsumed === undefined ? null : Number(value.unitsConsumed), logs: value.logs ?? [] };
     },
 
     getSignatureStatus,
-
-    async getBlockHeight(deadline) {
-      return read((abortSignal) => rpc.getBlockHeight({ commitment }).send({ abortSignal }), deadline);
-    },
+    getBlockHeight,
 
     /**
-     * Solana's recommended landing loop: send with maxRetries 0 and rebroadcast the same bytes
-     * until the signature reaches the commitment or the block height passes the blockhash's
-     * lastValidBlockHeight. Rebroadcasting identical bytes can never burn twice.
+     * Solana's recommended landing loop, run by the shared tracker: sent with maxRetries 0, the same
+     * bytes rebroadcast until the signature reaches the commitment or the block height passes the
+     * blockhash's lastValidBlockHeight (then one last look with the whole history).
      */
-    async sendAndConfirm({ wire, signature, lastValidBlockHeight }, deadline) {
-      let lastBroadcast = 0;
-      let possiblyDelivered = false;
-      let undeliveredSends = 0;
-      let polls = 0;
-      while (Date.now() < deadline) {
-        if (Date.now() - lastBroadcast >= rebroadcastIntervalMs) {
-          lastBroadcast = Date.now();
-          try {
-            await rpc
-              .sendTransaction(wire, { encoding: 'base64', skipPreflight: true, maxRetries: 0n, preflightCommitment: commitment })
-              .send({ abortSignal: signalFor(deadline) });
-            possiblyDelivered = true;
-          } catch (error) {
-            if (!isUndelivered(error)) possiblyDelivered = true;
-            else if (!possiblyDelivered && ++undeliveredSends >= MAX_UNDELIVERED_SENDS) throw rpcUnavailable(error);
-            // Otherwise the next rebroadcast tries again, and a status poll may still find it.
-          }
-        }
-        // Quick first looks (a local or fast cluster confirms in tens of ms), then every pollIntervalMs.
-        await sleep(Math.min(pollIntervalMs, 25 * 2 ** polls++, Math.max(0, deadline - Date.now())));
-        if (!possiblyDelivered) continue;
-        try {
-          const status = await getSignatureStatus(signature, Math.min(deadline, Date.now() + callTimeoutMs));
-          if (status && (hasReachedCommitment(status, commitment) || status.err)) return { kind: 'landed', slot: status.slot, err: status.err };
-          if (!status) {
-            const blockHeight = await rpc.getBlockHeight({ commitment }).send({ abortSignal: signalFor(deadline) });
-            if (blockHeight > lastValidBlockHeight) {
-              // One last look with the whole history before declaring it dead.
-              const final = await getSignatureStatus(signature, deadline);
-              return final ? { kind: 'landed', slot: final.slot, err: final.err } : { kind: 'expired' };
-            }
-          }
-        } catch {
-          // RPC trouble while confirming: keep trying until the deadline.
-        }
-      }
-      if (!possiblyDelivered) throw rpcUnavailable();
-      return { kind: 'unknown' };
-    },
+    sendAndConfirm: (transaction, deadline) => tracker.track(transaction, deadline),
 
     async isHealthy() {
       try {
@@ -271,6 +306,10 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
       } catch {
         return false;
       }
+    },
+
+    onRpcRequest(listener) {
+      requestListeners.push(listener);
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
- * The `cinder` command (bin/cinder.js loads this file through tsx, so nothing is built):
+ * The `cinder` command (bin/cinder.js loads this file through tsx in a checkout, or its build in
+ * dist/ in a production install):
  *   cinder serve                       the server, as `npm start`
- *   cinder wallets -n N [--out FILE] [--format json|csv|keypair-files]
+ *   cinder wallets -n N [--out FILE] [--format json|csv|keypair-files] [--mnemonic 12|24]
+ *                  [--prefix P] [--suffix S] [--ignore-case]
  *   cinder burn --mint M --priority-fee SOL (--key-file PATH | --key-env VAR)
  *   cinder status SIGNATURE
  * Client commands use the SDK (./index.js). Exit codes: 0 done, 1 failed (an error, or a burn that
@@ -12,8 +14,13 @@
  */
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair } from './index.js';
+import type { CommandContext } from './commands/context.ts';
+import { RECLAIM_HELP, reclaimCommand } from './commands/reclaim.ts';
+import { prepareBurnCommand, RELAY_HELP, relayCommand } from './commands/relay.ts';
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, PENDING: 3 } as const;
 
@@ -51,6 +58,10 @@ const COMMAND_OPTIONS = {
     out: { type: 'string', short: 'o' },
     format: { type: 'string' },
     'batch-size': { type: 'string' },
+    mnemonic: { type: 'string' },
+    prefix: { type: 'string' },
+    suffix: { type: 'string' },
+    'ignore-case': { type: 'boolean' },
   },
   burn: {
     mint: { type: 'string' },
@@ -58,8 +69,29 @@ const COMMAND_OPTIONS = {
     'key-file': { type: 'string' },
     'key-env': { type: 'string' },
     'idempotency-key': { type: 'string' },
+    // Accepted only to be refused with the reason (see burn()), rather than as an unknown option.
+    amount: { type: 'string' },
+    // --owner … --unsigned: the keyless prepare (commands/relay.ts).
+    owner: { type: 'string' },
+    unsigned: { type: 'boolean' },
+    'fee-payer': { type: 'string' },
   },
   status: {},
+  reclaim: {
+    owner: { type: 'string' },
+    'key-file': { type: 'string' },
+    'key-env': { type: 'string' },
+    'keys-file': { type: 'string' },
+    yes: { type: 'boolean' },
+    burn: { type: 'string' },
+    'withdraw-excess': { type: 'boolean' },
+    'priority-fee': { type: 'string' },
+    'allow-net-loss': { type: 'boolean' },
+    'idempotency-key': { type: 'string' },
+    unsigned: { type: 'boolean' },
+    'fee-payer': { type: 'string' },
+  },
+  relay: {},
 } satisfies Record<string, OptionSpec>;
 
 type Command = keyof typeof COMMAND_OPTIONS;
@@ -75,19 +107,27 @@ Commands:
                                json (default): {"wallets":[...],"keypairs":[...]}; csv: address,privateKey lines;
                                keypair-files: one solana-keygen <address>.json file per wallet (mode 0600)
       [--batch-size N]         wallets per request (default ${DEFAULT_BATCH}; halved when the server allows fewer)
+      [--mnemonic 12|24]       also a BIP39 phrase per wallet (json: "mnemonic"; csv: a third column)
+      [--prefix P] [--suffix S] [--ignore-case]
+                               vanity addresses that start / end with these base58 characters
   burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)
                              Burn the whole balance of MINT held by the key and reclaim the account rent.
                              The key is read from a file (solana-keygen JSON array or base58 text) or from an
                              environment variable, never from an argument (it would land in shell history).
       [--idempotency-key K]    reuse K to retry a burn safely (default: a new one per call)
+                             There is no --amount: the whole balance is burned, so the account can be closed and
+                             its rent returned. To burn part of a balance: spl-token burn ACCOUNT AMOUNT.
   status SIGNATURE           The status of a burn transaction
-
+${RECLAIM_HELP}${RELAY_HELP}
 Options:
   --url URL                  Cinder's address (default $CINDER_URL, else ${DEFAULT_URL})
   --api-key KEY              API key (default $CINDER_API_KEY; prefer the variable: arguments land in shell history)
   --json                     burn, status: print the result as JSON
   -h, --help                 This help
   --version                  The version
+
+Rate limits (429) and a busy server (503) are waited out as the server asks (Retry-After), saying so
+on standard error: wallets up to a minute at a time, ten times; burn and status up to 30 s, three times.
 
 Exit codes: 0 done, 1 failed (error, or the burn failed), 2 usage error, 3 pending (check again with cinder status).
 `;
@@ -119,7 +159,7 @@ function parse(argv: string[]) {
   const [command, ...rest] = parsed.positionals;
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (command !== undefined && !(command in COMMAND_OPTIONS)) {
-    throw new UsageError(`unknown command "${/^[a-z-]{1,20}$/.test(command) ? command : '…'}" (commands: serve, wallets, burn, status)`);
+    throw new UsageError(`unknown command "${/^[a-z-]{1,20}$/.test(command) ? command : '…'}" (commands: ${Object.keys(COMMAND_OPTIONS).join(', ')})`);
   }
   if (command !== undefined) {
     const allowed = new Set([...Object.keys(GLOBAL_OPTIONS), ...Object.keys(COMMAND_OPTIONS[command as Command])]);
@@ -143,14 +183,51 @@ function positiveInteger(text: string | undefined, name: string): number {
   return Number(text);
 }
 
-function clientFor(values: Record<string, unknown>, io: CliIo, retry?: { retries: number; maxDelayMs: number }): CinderClient {
+function clientFor(values: Record<string, unknown>, io: CliIo): CinderClient {
   const url = stringOption(values, 'url') ?? (io.env.CINDER_URL || DEFAULT_URL);
   const apiKey = stringOption(values, 'api-key') ?? (io.env.CINDER_API_KEY || undefined);
   try {
-    return createCinderClient({ baseUrl: url, apiKey, ...(retry ? { retry } : {}) });
+    // No retries inside the SDK: the CLI retries itself (patiently), so that it can say it waits.
+    return createCinderClient({ baseUrl: url, apiKey, retry: { retries: 0 } });
   } catch (error) {
     if (error instanceof CinderApiError) throw new UsageError(`--url: ${error.detail}`);
     throw error;
+  }
+}
+
+interface RetryLimits {
+  retries: number;
+  maxDelayMs: number;
+}
+/** The SDK's own defaults, for single calls (burn, status). */
+const CALL_RETRIES: RetryLimits = { retries: 3, maxDelayMs: 30_000 };
+/** Large wallet jobs meet the rate limits: wait as long as the server asks, up to a minute, ten times. */
+const WALLET_RETRIES: RetryLimits = { retries: 10, maxDelayMs: 60_000 };
+
+/** The answers worth waiting out, as the SDK retries them: rate limited, busy, or the same burn still running. */
+function isRetryable(error: CinderApiError): boolean {
+  return error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'REQUEST_IN_PROGRESS');
+}
+
+/**
+ * Runs `call` until it succeeds, waiting out retryable answers for as long as the server asks
+ * (Retry-After, else 1 s doubling), and saying on standard error that it waits, why and for how
+ * long: a CLI that goes quiet for a minute looks hung. A wait longer than `limits.maxDelayMs`, or
+ * more than `limits.retries` of them, ends in the error. The SDK does the same without a word.
+ */
+async function patiently<T>(io: CliIo, limits: RetryLimits, call: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof CinderApiError) || !isRetryable(error) || attempt >= limits.retries) throw error;
+      const delayMs = error.retryAfterMs ?? 1000 * 2 ** attempt;
+      if (delayMs > limits.maxDelayMs) throw error;
+      const why = error.status === 429 ? 'rate limited by the server' : error.status === 409 ? 'the same burn is still running' : 'the server is busy';
+      const seconds = Math.max(1, Math.ceil(delayMs / 1000));
+      await write(io.stderr, `cinder: ${why} (${error.code}): waiting ${seconds} s, then retrying (${attempt + 1} of ${limits.retries})\n`);
+      await sleep(delayMs);
+    }
   }
 }
 
@@ -165,9 +242,17 @@ interface Progress {
 }
 
 async function progressBar(io: CliIo, total: number): Promise<Progress> {
-  if (!io.stderr.isTTY) return { update() {}, stop() {} };
-  // cli-progress is loaded only when there is a terminal to draw on.
-  const { default: cliProgress } = await import('cli-progress');
+  const none = { update() {}, stop() {} };
+  if (!io.stderr.isTTY) return none;
+  // cli-progress (a dependency) is loaded only when there is a terminal to draw on; an install
+  // without it still generates wallets, without a bar.
+  let cliProgress: typeof import('cli-progress');
+  try {
+    cliProgress = (await import('cli-progress')).default;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return none;
+    throw error;
+  }
   const bar = new cliProgress.SingleBar(
     { stream: io.stderr, format: 'wallets [{bar}] {percentage}% | {value}/{total} | {duration_formatted}', hideCursor: true, fps: 10 },
     cliProgress.Presets.shades_classic,
@@ -206,8 +291,8 @@ function keygenBytes(keypair: Keypair): number[] {
   return bytes;
 }
 
-function csvLines(keypairs: readonly Keypair[]): string {
-  return keypairs.map((k) => `${k.address},${k.privateKey}\n`).join('');
+function csvLines(keypairs: readonly Keypair[], withMnemonic: boolean): string {
+  return keypairs.map((k) => `${k.address},${k.privateKey}${withMnemonic ? `,${k.mnemonic ?? ''}` : ''}\n`).join('');
 }
 
 async function createPrivateFile(path: string, content: string): Promise<void> {
@@ -226,8 +311,23 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
   const out = stringOption(values, 'out');
   if (format === 'keypair-files' && out === undefined) throw new UsageError('--format keypair-files needs --out DIRECTORY');
   let batch = positiveInteger(stringOption(values, 'batch-size') ?? String(DEFAULT_BATCH), '--batch-size');
-  // Large jobs meet the rate limits: wait as long as the server asks (up to a minute, ten times).
-  const client = clientFor(values, io, { retries: 10, maxDelayMs: 60_000 });
+  const mnemonicText = stringOption(values, 'mnemonic');
+  if (mnemonicText !== undefined && mnemonicText !== '12' && mnemonicText !== '24') throw new UsageError('--mnemonic must be 12 or 24 (words)');
+  const mnemonic = mnemonicText === undefined ? undefined : (Number(mnemonicText) as 12 | 24);
+  if (mnemonic !== undefined && format === 'keypair-files') {
+    throw new UsageError('--mnemonic cannot be kept in solana-keygen key files; use --format json or csv');
+  }
+  const prefix = stringOption(values, 'prefix');
+  const suffix = stringOption(values, 'suffix');
+  // The server checks the patterns (base58, length, combinations) and says what is wrong.
+  const request = {
+    ...(format === 'keypair-files' ? { format: 'keygen' as const } : {}),
+    ...(mnemonic !== undefined ? { mnemonic } : {}),
+    ...(prefix !== undefined ? { prefix } : {}),
+    ...(suffix !== undefined ? { suffix } : {}),
+    ...(values['ignore-case'] ? { ignoreCase: true } : {}),
+  };
+  const client = clientFor(values, io);
 
   let outPath: string | undefined;
   if (out !== undefined) {
@@ -246,12 +346,12 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
   const progress = await progressBar(io, n);
   let done = 0;
   try {
-    if (format === 'csv') await emit('address,privateKey\n');
+    if (format === 'csv') await emit(mnemonic !== undefined ? 'address,privateKey,mnemonic\n' : 'address,privateKey\n');
     while (done < n) {
       const size = Math.min(batch, n - done);
       let result: GeneratedWallets;
       try {
-        result = await client.generateWallets(size, format === 'keypair-files' ? { format: 'keygen' } : {});
+        result = await patiently(io, WALLET_RETRIES, () => client.generateWallets(size, request));
       } catch (error) {
         // More than this server allows per request: halve the batch and go on.
         if (error instanceof CinderApiError && error.code === 'INVALID_N' && size > 1) {
@@ -265,7 +365,7 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
         all.wallets.push(...result.wallets);
         all.keypairs.push(...result.keypairs);
       } else if (format === 'csv') {
-        await emit(csvLines(result.keypairs));
+        await emit(csvLines(result.keypairs, mnemonic !== undefined));
       } else {
         for (const keypair of result.keypairs) {
           await createPrivateFile(join(outPath!, `${keypair.address}.json`), `${JSON.stringify(keygenBytes(keypair))}\n`);
@@ -337,14 +437,27 @@ function exitFor(status: string): number {
 
 async function burn(values: Record<string, unknown>, io: CliIo, positionals: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError('burn takes no positional arguments (a key is read with --key-file or --key-env)');
+  if (values.amount !== undefined) {
+    // A decision, not a gap: a partial burn leaves the account open, so no rent comes back, and
+    // that is the one thing Cinder is for. spl-token already burns amounts.
+    throw new UsageError(
+      'cinder burn has no --amount: it burns the whole balance so that the account can be closed and its rent returned; ' +
+        'a partial burn leaves the account open and reclaims nothing. To burn part of a balance, use: spl-token burn ACCOUNT AMOUNT',
+    );
+  }
   const mint = stringOption(values, 'mint');
   if (mint === undefined) throw new UsageError('--mint is required');
   const fee = stringOption(values, 'priority-fee');
   if (fee === undefined) throw new UsageError('--priority-fee is required (the total priority fee in SOL, e.g. 0.000005)');
   if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,9})?$/.test(fee)) throw new UsageError('--priority-fee must be an amount of SOL with at most 9 decimals, e.g. 0.000005');
   const key = await readKey(values, io);
-  const idempotencyKey = stringOption(values, 'idempotency-key');
-  const result = await clientFor(values, io).burnTokens({ mint, priorityFee: Number(fee), userPrivateKey: key }, { idempotencyKey });
+  // One Idempotency-Key for every attempt, so that a retry can never burn twice.
+  const idempotencyKey = stringOption(values, 'idempotency-key') ?? randomUUID();
+  const client = clientFor(values, io);
+  // `--idempotency-key ''` sends none (SDK): then nothing makes a retry safe, so there is none.
+  const result = await patiently(io, idempotencyKey === '' ? { retries: 0, maxDelayMs: 0 } : CALL_RETRIES, () =>
+    client.burnTokens({ mint, priorityFee: Number(fee), userPrivateKey: key }, { idempotencyKey }),
+  );
   if (values.json) {
     await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
   } else {
@@ -359,10 +472,26 @@ async function burn(values: Record<string, unknown>, io: CliIo, positionals: str
 
 async function status(values: Record<string, unknown>, io: CliIo, positionals: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('usage: cinder status SIGNATURE');
-  const result = await clientFor(values, io).getTransaction(positionals[0]!);
+  const client = clientFor(values, io);
+  const result = await patiently(io, CALL_RETRIES, () => client.getTransaction(positionals[0]!));
   if (values.json) await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
   else await write(io.stdout, `${result.status}${result.slot !== null ? ` (slot ${result.slot})` : ''}: ${result.message ?? ''}\n`);
   return exitFor(result.status);
+}
+
+/** What the commands of ./commands/ use of this file: its client, key reader, retries and error kinds. */
+function commandContext(values: Record<string, unknown>, io: CliIo, positionals: string[]): CommandContext {
+  return {
+    io,
+    values,
+    positionals,
+    client: () => clientFor(values, io),
+    readKey: () => readKey(values, io),
+    // A reclaim always carries an Idempotency-Key, so its retries are as safe as a burn's.
+    patiently: (call) => patiently(io, CALL_RETRIES, call),
+    usage: (message) => new UsageError(message),
+    fail: (message, exitCode) => new CliError(message, exitCode),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -406,9 +535,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         if (parsed.rest.length > 0) throw new UsageError('wallets takes no positional arguments (use -n N)');
         return await wallets(values, io);
       case 'burn':
+        if (values.owner !== undefined || values.unsigned !== undefined) return await prepareBurnCommand(commandContext(values, io, parsed.rest));
         return await burn(values, io, parsed.rest);
       case 'status':
         return await status(values, io, parsed.rest);
+      case 'reclaim':
+        return await reclaimCommand(commandContext(values, io, parsed.rest));
+      case 'relay':
+        return await relayCommand(commandContext(values, io, parsed.rest));
     }
   } catch (error) {
     if (error instanceof UsageError) {

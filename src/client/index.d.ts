@@ -141,6 +141,171 @@ export interface TransactionStatusResult {
   slot: number | null;
 }
 
+/** What a whole-wallet reclaim does with one token account. */
+export type ReclaimAction = 'close' | 'burn_and_close' | 'unwrap' | 'withdraw_excess' | 'keep' | 'skip';
+
+export interface ReclaimOptions {
+  /** Mints whose balances are burned (and their accounts closed) as well; by default accounts holding a balance are kept. */
+  burn?: readonly string[] | undefined;
+  /** Also take each kept account's lamports above its rent-exempt minimum (WithdrawExcessLamports). */
+  withdrawExcess?: boolean | undefined;
+}
+
+export interface PreviewReclaimRequest extends ReclaimOptions {
+  /** The wallet address (base58) whose token accounts are read; no key needed. */
+  owner: string;
+  /** Total priority fee in SOL the reclaim would pay (default: the server's, 0). */
+  priorityFee?: number | undefined;
+}
+
+/** One token account in a preview (u64 amounts are decimal strings). */
+export interface ReclaimPreviewAccount {
+  address: string;
+  mint: string;
+  tokenProgram: string;
+  amount: string;
+  /** null when the mint no longer exists. */
+  decimals: number | null;
+  lamports: string;
+  rentExemptLamports: string;
+  excessLamports: string;
+  state: 'initialized' | 'frozen';
+  isNative: boolean;
+  action: ReclaimAction;
+  /** Why the account is skipped (e.g. `ACCOUNT_FROZEN`); null otherwise. */
+  code: string | null;
+  [extension: string]: unknown;
+}
+
+export interface ReclaimSummary extends Partial<Record<ReclaimAction, number>> {
+  /** How many token accounts the owner has. */
+  accounts: number;
+  /** How many transactions the reclaim needs. */
+  transactions: number;
+  /** Lamports the closes return. */
+  reclaimLamports: string;
+  /** Lamports WithdrawExcessLamports returns (withdrawExcess). */
+  excessLamports: string;
+  feeLamports: string;
+  /** reclaim + excess − fees; a signed decimal string. */
+  netLamports: string;
+  netSol?: string;
+  /** The service's fee sponsor would pay (the owner cannot) and be repaid from the rent. */
+  sponsored?: boolean;
+  /** What would stop the reclaim now (the error a reclaim would answer, e.g. FEE_EXCEEDS_RECLAIM), or null. */
+  problem?: { code: string; detail: string } | null;
+  [extension: string]: unknown;
+}
+
+/** GET /api/reclaim_rent: what a reclaim with the same options would do, nothing signed. */
+export interface ReclaimPreview {
+  owner: string;
+  accounts: ReclaimPreviewAccount[];
+  summary: ReclaimSummary;
+  [extension: string]: unknown;
+}
+
+export interface ReclaimRentRequest extends ReclaimOptions {
+  /** The owner's key, in any format burnTokens accepts. Never logged, stored or put in an error. */
+  userPrivateKey: string | readonly number[] | Uint8Array;
+  /** Total priority fee in SOL, e.g. 0.000005. */
+  priorityFee: number;
+  /** Go on even when the fees are larger than what comes back (otherwise 400 FEE_EXCEEDS_RECLAIM). */
+  allowNetLoss?: boolean | undefined;
+  /**
+   * Sent as `Idempotency-Key`; default: a new random UUID per call. Pass your own to retry a reclaim
+   * safely across processes; `''` sends none and turns retries off.
+   */
+  idempotencyKey?: string | undefined;
+}
+
+export interface SkippedAccount {
+  address: string;
+  code: string;
+}
+
+/** What a reclaim or a relay reports (u64 amounts are decimal strings; netLamports is signed). */
+export interface ReclaimDetails {
+  signatures: string[];
+  slot: number | null;
+  owner: string;
+  closedAccounts: string[];
+  burned: { mint: string; amount: string; decimals: number }[];
+  skippedAccounts: SkippedAccount[];
+  reclaimedLamports: string;
+  reclaimedSol: string;
+  excessWithdrawnLamports: string;
+  /** Fees the owner bore (when sponsored: repaid to the sponsor in the same transactions). */
+  feeLamports: string;
+  netLamports: string;
+  netSol: string;
+  /** The service's fee sponsor paid the fees and was repaid from the reclaimed rent. */
+  sponsored: boolean;
+  transactions: BurnTransactionReport[];
+  [extension: string]: unknown;
+}
+
+/** The result of a whole-wallet reclaim. A `failed` (or partly landed) reclaim is a result, not an exception. */
+export interface ReclaimResult {
+  transactionId: string;
+  status: TransactionStatus | 'unknown';
+  message: string | null;
+  signatures: string[];
+  details: ReclaimDetails | null;
+}
+
+export type FeePayer = 'owner' | 'sponsor';
+
+export interface PrepareBurnRequest {
+  /** The owner's address (base58): the wallet that will sign. */
+  owner: string;
+  mint: string;
+  /** Total priority fee in SOL. */
+  priorityFee: number;
+  /** `sponsor`: the service's fee sponsor pays and is repaid from the reclaimed rent in the same transaction. */
+  feePayer?: FeePayer | undefined;
+  /** Prepare even when the fees exceed what comes back (otherwise 400 FEE_EXCEEDS_RECLAIM). */
+  allowNetLoss?: boolean | undefined;
+}
+
+export interface PrepareReclaimRequest extends ReclaimOptions {
+  owner: string;
+  priorityFee: number;
+  feePayer?: FeePayer | undefined;
+  allowNetLoss?: boolean | undefined;
+}
+
+/** Unsigned transactions for a wallet to sign, then to hand to `relay`. */
+export interface PreparedTransactions {
+  /** base64 wire transactions, unsigned (the owner's signature slots are zero). */
+  transactions: string[];
+  /** The block height after which the transactions can no longer land (u64 decimal string). */
+  lastValidBlockHeight: string;
+  /** The fee payer of every transaction: the owner, or the service's fee sponsor. */
+  feePayer: string;
+  /** The plan, as the preview shows it. */
+  details: ReclaimPreview;
+  /** With a sponsored fee payer: pass it to `relay` so the service adds its sponsor's signature. */
+  relayToken?: string | undefined;
+  [extension: string]: unknown;
+}
+
+export interface RelayRequest {
+  /** base64 wire transactions, signed by the owner (every signature but the sponsor's, when sponsored). */
+  transactions: readonly string[];
+  /** The prepare answer's relayToken, for sponsored transactions. */
+  relayToken?: string | undefined;
+}
+
+/** The relay's answer, in the burn's shape. */
+export interface RelayResult {
+  transactionId: string;
+  status: TransactionStatus | 'unknown';
+  message: string | null;
+  signatures: string[];
+  details: (Partial<ReclaimDetails> & { signatures: string[]; transactions: BurnTransactionReport[] }) | null;
+}
+
 export interface FieldProblem {
   field: string;
   message: string;
@@ -204,6 +369,16 @@ export interface CinderClient {
   generateWallets(n: number, options?: GenerateWalletsOptions): Promise<GeneratedWallets>;
   /** GET /api/transactions/{signature}. */
   getTransaction(signature: string, options?: RequestOptions): Promise<TransactionStatusResult>;
+  /** GET /api/reclaim_rent: every token account of `owner`, what a reclaim would do with it, and the sums. No key. */
+  previewReclaim(request: PreviewReclaimRequest, options?: RequestOptions): Promise<ReclaimPreview>;
+  /** POST /api/reclaim_rent, with an Idempotency-Key: does what previewReclaim showed, in as few transactions as fit. */
+  reclaimRent(request: ReclaimRentRequest, options?: RequestOptions): Promise<ReclaimResult>;
+  /** POST /api/burn_tokens/prepare: the burn's unsigned transactions, for a wallet to sign. */
+  prepareBurn(request: PrepareBurnRequest, options?: RequestOptions): Promise<PreparedTransactions>;
+  /** POST /api/reclaim_rent/prepare: the reclaim's unsigned transactions, for a wallet to sign. */
+  prepareReclaim(request: PrepareReclaimRequest, options?: RequestOptions): Promise<PreparedTransactions>;
+  /** POST /api/transactions: lands signed transactions (retried on 429/503: the answer is idempotent by signature). */
+  relay(request: RelayRequest, options?: RequestOptions): Promise<RelayResult>;
 }
 
 export declare function createCinderClient(options: CinderClientOptions): CinderClient;

@@ -162,6 +162,72 @@ function normaliseTransaction(body, signature) {
 }
 
 /**
+ * A reclaim's or relay's answer (Cinder's combined form: transactionId, status, message, tx_hash,
+ * details) in the one shape the SDK returns.
+ * @param {unknown} body
+ * @param {string} what
+ * @returns {{ transactionId: string, status: T.TransactionStatus | 'unknown', message: string | null, signatures: string[], details: any }}
+ */
+function normaliseOperation(body, what) {
+  if (!isObject(body)) throw invalidResponse(`The ${what} answer is not a JSON object`);
+  const id = isNonEmptyString(body.transactionId) ? body.transactionId : isNonEmptyString(body.tx_hash) ? body.tx_hash : undefined;
+  if (id === undefined) throw invalidResponse(`The ${what} answer has no transactionId`);
+  const details = isObject(body.details) ? body.details : null;
+  const signatures =
+    details && Array.isArray(details.signatures) && details.signatures.length > 0 && details.signatures.every(isNonEmptyString)
+      ? [...details.signatures]
+      : [id];
+  return { transactionId: id, status: statusOf(body.status), message: typeof body.message === 'string' ? body.message : null, signatures, details };
+}
+
+/**
+ * @param {unknown} body
+ * @returns {T.ReclaimPreview}
+ */
+function normalisePreview(body) {
+  if (!isObject(body) || !isNonEmptyString(body.owner) || !Array.isArray(body.accounts) || !isObject(body.summary)) {
+    throw invalidResponse('The preview answer has no owner, accounts and summary');
+  }
+  return /** @type {T.ReclaimPreview} */ (/** @type {unknown} */ (body));
+}
+
+/**
+ * @param {unknown} body
+ * @returns {T.PreparedTransactions}
+ */
+function normalisePrepared(body) {
+  if (!isObject(body) || !Array.isArray(body.transactions) || body.transactions.length === 0 || !body.transactions.every(isNonEmptyString)) {
+    throw invalidResponse('The prepare answer has no transactions');
+  }
+  return /** @type {T.PreparedTransactions} */ (/** @type {unknown} */ (body));
+}
+
+/**
+ * A priority fee in SOL as a plain decimal for a query string: String(1e-7) is "1e-7", which is
+ * not an amount of SOL a server should have to parse.
+ * @param {number} value
+ */
+function decimalString(value) {
+  const text = String(value);
+  const exponent = /^(\d)(?:\.(\d+))?e-(\d+)$/.exec(text);
+  if (!exponent) return text;
+  const digits = `${exponent[1]}${exponent[2] ?? ''}`;
+  return `0.${'0'.repeat(Number(exponent[3]) - 1)}${digits}`;
+}
+
+/**
+ * The reclaim options as the server's body fields (only those given).
+ * @param {T.ReclaimOptions} options
+ */
+function reclaimFields(options) {
+  /** @type {{ burn?: string[], withdrawExcess?: boolean }} */
+  const fields = {};
+  if (options.burn !== undefined) fields.burn = [...options.burn];
+  if (options.withdrawExcess !== undefined) fields.withdrawExcess = options.withdrawExcess;
+  return fields;
+}
+
+/**
  * @param {number} ms
  * @param {AbortSignal} signal
  */
@@ -196,6 +262,18 @@ async function readBody(response) {
 }
 
 /**
+ * Reason phrases of the statuses a proxy or gateway commonly answers with. From this table, not
+ * from the response's status line, which the other side writes.
+ * @type {Record<number, string>}
+ */
+const STATUS_TEXT = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type',
+  429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error',
+  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+/**
  * @param {Response} response
  * @param {unknown} json
  * @param {string} text
@@ -203,7 +281,10 @@ async function readBody(response) {
 function errorFromResponse(response, json, text) {
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   const requestId = response.headers.get('x-request-id') ?? undefined;
-  if (isObject(json) && typeof json.code === 'string') {
+  // Only a problem+json body is read: any other body may be an echo of the request (a proxy's
+  // error page quoting it, key included), so no part of it goes into the error.
+  const isProblem = /^application\/problem\+json\b/i.test(response.headers.get('content-type') ?? '');
+  if (isProblem && isObject(json) && typeof json.code === 'string') {
     const problem = /** @type {T.ProblemDetails} */ (json);
     return new CinderApiError({
       status: response.status,
@@ -217,12 +298,11 @@ function errorFromResponse(response, json, text) {
       requestId,
     });
   }
-  // Not a problem+json body (a proxy's error page, another server): say what came back, briefly.
-  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  // Not a problem+json body (a proxy's error page, another server): its status only, never its text.
   return new CinderApiError({
     status: response.status,
     code: `HTTP_${response.status}`,
-    detail: `HTTP ${response.status} ${response.statusText}${snippet ? `: ${snippet}` : ''}`,
+    detail: `HTTP ${response.status}${STATUS_TEXT[response.status] ? ` ${STATUS_TEXT[response.status]}` : ''} (the answer is not problem+json; its body is not shown)`,
     retryAfterMs,
     requestId,
   });
@@ -358,5 +438,94 @@ export function createCinderClient(options) {
     return normaliseTransaction(json, signature);
   }
 
-  return Object.freeze({ baseUrl, burnTokens, generateWallets, getTransaction });
+  /** @type {T.CinderClient['previewReclaim']} */
+  async function previewReclaim(preview, requestOptions = {}) {
+    if (!isObject(preview) || !isNonEmptyString(preview.owner)) throw clientError('INVALID_ARGUMENT', 'previewReclaim needs { owner }, a wallet address');
+    const query = new URLSearchParams({ owner: preview.owner });
+    if (preview.burn !== undefined) query.set('burn', [...preview.burn].join(','));
+    if (preview.priorityFee !== undefined) query.set('priorityFee', decimalString(preview.priorityFee));
+    if (preview.withdrawExcess !== undefined) query.set('withdrawExcess', String(preview.withdrawExcess));
+    const { json } = await request({ method: 'GET', path: `api/reclaim_rent?${query}`, retryable: true, signal: requestOptions.signal });
+    return normalisePreview(json);
+  }
+
+  /** @type {T.CinderClient['reclaimRent']} */
+  async function reclaimRent(reclaim, requestOptions = {}) {
+    if (!isObject(reclaim)) throw clientError('INVALID_ARGUMENT', 'reclaimRent needs { userPrivateKey, priorityFee }');
+    const { userPrivateKey, priorityFee, allowNetLoss } = reclaim;
+    const key = userPrivateKey instanceof Uint8Array ? Array.from(userPrivateKey) : userPrivateKey;
+    // As burnTokens: one Idempotency-Key for every attempt, so that a retry can never reclaim twice.
+    const idempotencyKey = reclaim.idempotencyKey ?? globalThis.crypto.randomUUID();
+    /** @type {Record<string, string>} */
+    const headers = { 'content-type': 'application/json' };
+    if (idempotencyKey !== '') headers['idempotency-key'] = idempotencyKey;
+    const body = { userPrivateKey: key, priorityFee, ...reclaimFields(reclaim), ...(allowNetLoss !== undefined ? { allowNetLoss } : {}) };
+    const { json } = await request({
+      method: 'POST',
+      path: 'api/reclaim_rent',
+      body: JSON.stringify(body),
+      headers,
+      retryable: idempotencyKey !== '',
+      signal: requestOptions.signal,
+    });
+    return normaliseOperation(json, 'reclaim');
+  }
+
+  /** @type {T.CinderClient['prepareBurn']} */
+  async function prepareBurn(prepare, requestOptions = {}) {
+    if (!isObject(prepare)) throw clientError('INVALID_ARGUMENT', 'prepareBurn needs { owner, mint, priorityFee }');
+    const { owner, mint, priorityFee, feePayer, allowNetLoss } = prepare;
+    const { json } = await request({
+      method: 'POST',
+      path: 'api/burn_tokens/prepare',
+      body: JSON.stringify({ owner, mint, priorityFee, ...(feePayer !== undefined ? { feePayer } : {}), ...(allowNetLoss !== undefined ? { allowNetLoss } : {}) }),
+      headers: { 'content-type': 'application/json' },
+      // Nothing is signed or sent: asking again is harmless.
+      retryable: true,
+      signal: requestOptions.signal,
+    });
+    return normalisePrepared(json);
+  }
+
+  /** @type {T.CinderClient['prepareReclaim']} */
+  async function prepareReclaim(prepare, requestOptions = {}) {
+    if (!isObject(prepare)) throw clientError('INVALID_ARGUMENT', 'prepareReclaim needs { owner, priorityFee }');
+    const { owner, priorityFee, feePayer, allowNetLoss } = prepare;
+    const { json } = await request({
+      method: 'POST',
+      path: 'api/reclaim_rent/prepare',
+      body: JSON.stringify({
+        owner,
+        priorityFee,
+        ...reclaimFields(prepare),
+        ...(feePayer !== undefined ? { feePayer } : {}),
+        ...(allowNetLoss !== undefined ? { allowNetLoss } : {}),
+      }),
+      headers: { 'content-type': 'application/json' },
+      retryable: true,
+      signal: requestOptions.signal,
+    });
+    return normalisePrepared(json);
+  }
+
+  /** @type {T.CinderClient['relay']} */
+  async function relay(relayRequest, requestOptions = {}) {
+    if (!isObject(relayRequest) || !Array.isArray(relayRequest.transactions) || relayRequest.transactions.length === 0) {
+      throw clientError('INVALID_ARGUMENT', 'relay needs { transactions: [base64 signed transaction, …] }');
+    }
+    const { transactions, relayToken } = relayRequest;
+    const { json } = await request({
+      method: 'POST',
+      path: 'api/transactions',
+      body: JSON.stringify({ transactions: [...transactions], ...(relayToken !== undefined ? { relayToken } : {}) }),
+      headers: { 'content-type': 'application/json' },
+      // Safe to resend: the same signed bytes have the same signature, which lands at most once,
+      // and the server answers a repeat by signature.
+      retryable: true,
+      signal: requestOptions.signal,
+    });
+    return normaliseOperation(json, 'relay');
+  }
+
+  return Object.freeze({ baseUrl, burnTokens, generateWallets, getTransaction, previewReclaim, reclaimRent, prepareBurn, prepareReclaim, relay });
 }

@@ -75,6 +75,16 @@ export function isApiPath(url: string): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
 
+/**
+ * True when the request is for /api: by its URL, which the edge has normalised before routing
+ * (src/http/edge.ts: percent-encoding, dot segments, doubled slashes, absolute form), or by the
+ * route it matched, so that no spelling of a path reaches an /api route without this check.
+ */
+export function isApiRequest(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return isApiPath(request.url) || (typeof route === 'string' && isApiPath(route));
+}
+
 /** The client's address as the rate limiter sees it (IPv6 grouped by /64, IPv4-mapped unwrapped). */
 export function clientAddress(request: FastifyRequest): string {
   return rateLimitPlugin.normalizeIP(request.ip ?? request.socket.remoteAddress ?? 'unknown');
@@ -89,7 +99,7 @@ export function registerAuth(app: CinderApp, { config }: { config: Pick<Config, 
     const key = presentedKey(request);
     const keyId = key === undefined || !verifier.enabled ? null : verifier.verify(key);
     request.cinderClient = keyId ? `key:${keyId}` : `ip:${clientAddress(request)}`;
-    if (!verifier.enabled || keyId || !isApiPath(request.url)) return;
+    if (!verifier.enabled || keyId || !isApiRequest(request)) return;
     request.cinderAuthError = new CinderError(
       'UNAUTHORIZED',
       key === undefined

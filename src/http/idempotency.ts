@@ -6,30 +6,40 @@
  * onSend), so the route itself knows nothing about it:
  *
  * - preHandler (the body is parsed and valid): no header → nothing to do. Otherwise the record
- *   key is sha256(scope, Idempotency-Key), where the scope is the API key's id when API keys are
- *   on, and one shared scope when they are off (the fingerprint below holds the private key, so a
- *   stranger can never replay someone else's answer; and a retry from another IP address, the
- *   usual case after a network failure, still finds its record). The fingerprint is
- *   sha256(record key, mint, priorityFee, userPrivateKey): the body itself is never stored.
+ *   key is HMAC-SHA256(SERVER_SECRET, scope, Idempotency-Key), where the scope is the API key's id
+ *   when API keys are on, and one shared scope when they are off (the fingerprint below holds the
+ *   private key, so a stranger can never replay someone else's answer; and a retry from another IP
+ *   address, the usual case after a network failure, still finds its record). The fingerprint is
+ *   HMAC-SHA256(SERVER_SECRET, record key, the body's values with its keys sorted): the body itself
+ *   is never stored, and without the secret a record cannot confirm a guessed private key.
  *     · first use → a `pending` record; the burn runs;
  *     · same key, same body, finished → the stored answer, with `Idempotent-Replayed: true`;
- *     · same key, same body, still running → 409 REQUEST_IN_PROGRESS (Retry-After: 1);
+ *     · same key, same body, still running, nothing sent yet → 409 REQUEST_IN_PROGRESS (Retry-After: 1);
+ *     · same key, same body, transactions sent but no answer stored (the request is still
+ *       landing them, or its instance crashed) → an answer rebuilt from the chain: the signatures
+ *       and their current status, `Idempotent-Replayed: true`; never a second burn;
  *     · same key, another body → 400 IDEMPOTENCY_KEY_REUSED;
  *     · store unreachable (Redis) → 503 SERVICE_UNAVAILABLE, nothing sent: fails closed, so a
  *       burn can never run twice.
+ * - request.cinderRecordSent(signatures, lastValidBlockHeight): the burn calls it right before
+ *   sending; the signatures go into the record durably (Redis, or the journal of the memory
+ *   store) and the record then lives 24 h. If that fails, the burn sends nothing (503).
  * - onSend: a 200 (status success, failed or pending: something was sent, so running the request
  *   again is never right) is stored for 24 h. Any other answer (a 400 of validation or of chain
  *   state, a 503 RPC_UNAVAILABLE, a 500) means nothing was sent: the record is dropped, so a retry
  *   runs again and sees the chain as it is then.
  */
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import type { Signature } from '@solana/kit';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { CinderApp } from '../app.ts';
+import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
+import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import type { IdempotencyStore } from '../store/idempotencyStore.ts';
+import type { IdempotencyStore, SentMark } from '../store/idempotencyStore.ts';
 import { throttledLog } from '../store/redis.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -43,6 +53,12 @@ declare module 'fastify' {
     cinderIdempotencyUnavailable: boolean;
     /** This request owns a pending idempotency record. */
     cinderIdempotency: { key: string; token: string; fingerprint: string } | null;
+    /**
+     * Writes the signatures about to be sent into this request's idempotency record, durably;
+     * resolves at once without an Idempotency-Key. Rejects (503, or 409 when the record was taken
+     * over) when they cannot be recorded: then nothing may be sent.
+     */
+    cinderRecordSent(signatures: readonly string[], lastValidBlockHeight: bigint): Promise<void>;
   }
 }
 
@@ -51,14 +67,29 @@ export interface IdempotencyDeps {
   logger: Logger;
   metrics: Metrics;
   store: IdempotencyStore;
+  /** HMAC key of record names and fingerprints (SERVER_SECRET). */
+  secret: string;
+  /** Answers a retry whose transactions were sent but whose answer was never stored. */
+  chain: Pick<ChainAdapter, 'commitment' | 'getSignatureStatus' | 'getBlockHeight'>;
 }
 
-const sha256 = (...parts: string[]) => createHash('sha256').update(parts.join('\n'), 'utf8').digest('hex');
+/** JSON with object keys sorted, so that field order and spacing do not make another request. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
 
-interface BurnBody {
-  mint: unknown;
-  priorityFee: unknown;
-  userPrivateKey: unknown;
+type TransactionState = { signature: string; status: 'success' | 'failed' | 'pending'; slot: number | null; error: string | null };
+
+/** The current state of a sent transaction, as GET /api/transactions says it. */
+function stateOf(signature: string, status: SignatureStatus | null, expired: boolean, commitment: Config['commitment']): TransactionState {
+  if (status?.err) return { signature, status: 'failed', slot: Number(status.slot), error: describeTransactionError(status.err) };
+  if (status && hasReachedCommitment(status, commitment)) return { signature, status: 'success', slot: Number(status.slot), error: null };
+  if (!status && expired) return { signature, status: 'failed', slot: null, error: 'its blockhash expired before it landed; nothing was burned by it' };
+  return { signature, status: 'pending', slot: status ? Number(status.slot) : null, error: null };
 }
 
 function asArray<T>(value: T | T[] | undefined): T[] {
@@ -66,7 +97,8 @@ function asArray<T>(value: T | T[] | undefined): T[] {
 }
 
 export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void {
-  const { config, metrics, store } = deps;
+  const { config, metrics, store, chain } = deps;
+  const hmac = (...parts: string[]) => createHmac('sha256', deps.secret).update(parts.join('\n'), 'utf8').digest('hex');
   // A pending record outlives the longest burn, then frees the key if its instance died.
   const lockMs = config.burnDeadlineMs + 30_000;
   const logFailure = throttledLog(deps.logger);
@@ -74,6 +106,71 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
   app.decorateRequest('cinderIdempotentReplay', false);
   app.decorateRequest('cinderIdempotencyUnavailable', false);
   app.decorateRequest('cinderIdempotency', null);
+  app.decorateRequest('cinderRecordSent', async function recordSent(this: FastifyRequest, signatures: readonly string[], lastValidBlockHeight: bigint) {
+    const owned = this.cinderIdempotency;
+    if (!owned) return;
+    const sent: SentMark = { signatures: [...signatures], lastValidBlockHeight: lastValidBlockHeight.toString() };
+    let marked: 'marked' | 'lost';
+    try {
+      marked = await store.markSent(owned.key, owned.token, owned.fingerprint, sent, IDEMPOTENCY_TTL_MS);
+    } catch (error) {
+      unavailable(this, error, 'before sending a burn: nothing sent, answering 503');
+      throw new CinderError(
+        'SERVICE_UNAVAILABLE',
+        'The idempotency store is unavailable, so the burn could not be recorded before sending it; nothing was sent. Retry shortly.',
+        { headers: { 'retry-after': '5' } },
+      );
+    }
+    if (marked === 'lost') {
+      // Our pending record expired and another request took the key: it decides, we send nothing.
+      this.cinderIdempotency = null;
+      throw new CinderError('REQUEST_IN_PROGRESS', 'Another request with this Idempotency-Key is in progress; this one sent nothing. Retry to get its answer.', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+  });
+
+  /** The answer to a retry whose transactions were sent but whose answer is not stored. */
+  async function rebuiltAnswer(request: FastifyRequest, sent: SentMark): Promise<string> {
+    const deadline = Date.now() + 10_000;
+    const body = request.body as { mint?: unknown };
+    let transactions: TransactionState[];
+    let lookedUp = true;
+    try {
+      const statuses = await Promise.all(sent.signatures.map((s) => chain.getSignatureStatus(s as Signature, deadline)));
+      const expired = statuses.some((s) => s === null) && (await chain.getBlockHeight(deadline)) > BigInt(sent.lastValidBlockHeight);
+      // Expired: one more look, since a transaction may have landed between the two calls.
+      const final = expired ? await Promise.all(sent.signatures.map((s, i) => (statuses[i] ? statuses[i] : chain.getSignatureStatus(s as Signature, deadline)))) : statuses;
+      transactions = sent.signatures.map((s, i) => stateOf(s, final[i] ?? null, expired, chain.commitment));
+    } catch {
+      lookedUp = false;
+      transactions = sent.signatures.map((signature) => ({ signature, status: 'pending' as const, slot: null, error: null }));
+    }
+    const status = transactions.some((t) => t.status === 'failed') ? 'failed' : transactions.some((t) => t.status === 'pending') ? 'pending' : 'success';
+    const count = transactions.length === 1 ? 'Its transaction' : `Its ${transactions.length} transactions`;
+    const first = transactions[0]!.signature;
+    const what =
+      status === 'success'
+        ? `${count} landed successfully.`
+        : status === 'pending'
+          ? `${count} ${lookedUp ? 'has not landed yet' : 'could not be looked up now (Solana RPC unavailable)'}: check GET /api/transactions/${first}; do not send the burn again.`
+          : `${count.replace(/^Its/, 'Of its')} ${transactions.length === 1 ? '' : 'at least one '}failed: ${transactions.find((t) => t.status === 'failed')!.error}.`;
+    const slots = transactions.map((t) => t.slot).filter((s): s is number => s !== null);
+    request.log.info({ signatures: sent.signatures, status }, 'burn answered from the signatures of its idempotency record (no stored answer)');
+    return JSON.stringify({
+      transactionId: first,
+      status,
+      message: `This burn was already sent for this Idempotency-Key; its full answer was not stored (the request is still running, or the server stopped before answering), so this one is rebuilt from the chain. ${what}`,
+      tx_hash: first,
+      details: {
+        recovered: true,
+        signatures: sent.signatures,
+        slot: slots.length > 0 ? Math.max(...slots) : null,
+        ...(typeof body?.mint === 'string' ? { mint: body.mint } : {}),
+        transactions,
+      },
+    });
+  }
 
   function unavailable(request: FastifyRequest, error: unknown, when: string) {
     metrics.redisErrors.inc({ operation: 'idempotency' });
@@ -90,9 +187,8 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
       });
     }
     const scope = config.apiKeys.length > 0 ? request.cinderClient : 'anonymous';
-    const key = sha256('cinder-idempotency-key', scope, header);
-    const body = request.body as BurnBody;
-    const fingerprint = sha256('cinder-idempotency-body', key, JSON.stringify([body.mint, body.priorityFee, body.userPrivateKey]));
+    const key = hmac('cinder-idempotency-key', scope, header);
+    const fingerprint = hmac('cinder-idempotency-body', key, canonicalJson(request.body));
 
     let begun: Awaited<ReturnType<IdempotencyStore['begin']>>;
     try {
@@ -121,6 +217,14 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
           .header('idempotent-replayed', 'true')
           .header('content-type', begun.response.contentType)
           .send(begun.response.body);
+      case 'sent':
+        metrics.idempotency.inc({ result: 'replayed' });
+        request.cinderIdempotentReplay = true;
+        return reply
+          .code(200)
+          .header('idempotent-replayed', 'true')
+          .header('content-type', 'application/json; charset=utf-8')
+          .send(await rebuiltAnswer(request, begun.sent));
       case 'in_progress':
         metrics.idempotency.inc({ result: 'in_progress' });
         throw new CinderError(

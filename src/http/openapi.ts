@@ -92,6 +92,17 @@ export function problemCodesByStatus(operationId: string, declaredStatuses: read
 
 const PROBLEM_REF = '#/components/schemas/Problem';
 
+/**
+ * The body the docs page's "Try it out" starts from: what to paste, for the embedded local chain
+ * (`npm run demo:token` prints a mint and a key), with no priority fee. Never a real mint with a
+ * fee: pressing "Execute" with a real key must not be one edit away from spending.
+ */
+export const BURN_TRY_IT_OUT = {
+  mint: '<the mint address that npm run demo:token printed>',
+  priorityFee: 0,
+  userPrivateKey: '<the base58 key that npm run demo:token printed>',
+} as const;
+
 interface OpenApiResponse {
   description: string;
   content?: Record<string, { schema: unknown }>;
@@ -103,6 +114,7 @@ interface OpenApiOperation {
   tags?: string[];
   parameters?: { name: string; in: string }[];
   security?: Record<string, string[]>[];
+  requestBody?: { content?: Record<string, { schema?: unknown; example?: unknown }> };
   responses: Record<string, OpenApiResponse>;
 }
 interface OpenApiDocument {
@@ -147,6 +159,8 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
         // Authentication is off unless API_KEYS is set, hence the empty alternative.
         operation.security ??= [{ bearerAuth: [] }, { apiKeyHeader: [] }, {}];
       }
+      const burnBody = operationId === 'burn_tokens' ? operation.requestBody?.content?.['application/json'] : undefined;
+      if (burnBody) burnBody.example = BURN_TRY_IT_OUT;
       if (operationId === 'burn_tokens' && !operation.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
         operation.parameters = [
           ...(operation.parameters ?? []),

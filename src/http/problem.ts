@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CinderError, toProblem, type CinderErrorCode, type FieldProblem } from '../errors.ts';
+import { scrubSecretKeys } from '../keys/detectSecretKey.ts';
 
 /** The problem+json schema shared by every error response (referenced as `Problem#`). */
 export const ProblemSchema = {
@@ -41,11 +42,29 @@ interface AjvError {
   message?: string;
 }
 
+/** At most this many field problems (and names in a detail) per answer: a body of 16 KiB of unknown fields must not make a 75 KB answer. */
+export const MAX_LISTED_FIELDS = 5;
+
+/**
+ * A field name as it may be echoed: a client's own unknown field names are shown only when they
+ * are short identifiers (a 32-byte key in base58 is 43 characters or more).
+ */
+export function safeFieldName(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/.test(name) ? name : '(a field name that is not shown)';
+}
+
 function fieldOf(error: AjvError): string {
   const path = error.instancePath.replace(/^\//, '').split('/')[0] ?? '';
-  if (error.keyword === 'required') return String(error.params.missingProperty);
-  if (error.keyword === 'additionalProperties') return String(error.params.additionalProperty);
-  return path;
+  if (error.keyword === 'required') return safeFieldName(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') return safeFieldName(String(error.params.additionalProperty));
+  return safeFieldName(path);
+}
+
+/** "a, b, c" or "a, b, c, d, e and 12 more". */
+function listNames(names: string[]): string {
+  const unique = [...new Set(names)];
+  const shown = unique.slice(0, MAX_LISTED_FIELDS).join(', ');
+  return unique.length > MAX_LISTED_FIELDS ? `${shown} and ${unique.length - MAX_LISTED_FIELDS} more` : shown;
 }
 
 /**
@@ -70,16 +89,18 @@ export function validationToCinderError(errors: AjvError[], context: string): Ci
             : (first.message ?? 'is invalid');
     return { field: field || context, message };
   });
+  const listed = problems.slice(0, MAX_LISTED_FIELDS);
   if (missing.length > 0) {
-    return new CinderError('MISSING_FIELD', `Missing required field${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { errors: problems });
+    return new CinderError('MISSING_FIELD', `Missing required field${missing.length > 1 ? 's' : ''}: ${listNames(missing)}`, { errors: listed });
   }
   if (unknown.length > 0) {
-    return new CinderError('UNKNOWN_FIELD', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { errors: problems });
+    return new CinderError('UNKNOWN_FIELD', `Unknown field${unknown.length > 1 ? 's' : ''}: ${listNames(unknown)}`, { errors: listed });
   }
   const first = problems[0];
   const code = (first && FIELD_CODES[first.field]) ?? 'VALIDATION_FAILED';
-  const detail = problems.map((p) => `${p.field} ${p.message}`).join('; ');
-  return new CinderError(code, detail, { errors: problems });
+  const more = problems.length > MAX_LISTED_FIELDS ? `; and ${problems.length - MAX_LISTED_FIELDS} more` : '';
+  const detail = listed.map((p) => `${p.field} ${p.message}`).join('; ') + more;
+  return new CinderError(code, detail, { errors: listed });
 }
 
 const FASTIFY_CODES: Record<string, () => CinderError> = {
@@ -90,6 +111,37 @@ const FASTIFY_CODES: Record<string, () => CinderError> = {
     new CinderError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as Content-Type: application/json'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new CinderError('VALIDATION_FAILED', 'Content-Length does not match the body'),
 };
+
+/**
+ * The code for a 4xx that a plugin (static files, swagger) or Fastify raised with its own status:
+ * the status is kept (a 403 of @fastify/static stays a 403), the plugin's message is not (it may
+ * quote the path). A 4xx without an entry becomes 400 BAD_REQUEST.
+ */
+const CODE_OF_STATUS: Record<number, CinderErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  416: 'RANGE_NOT_SATISFIABLE',
+  417: 'EXPECTATION_FAILED',
+  431: 'HEADERS_TOO_LARGE',
+};
+
+/** Errors that mean the client went away (closed or reset the connection mid-request). */
+const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+export function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CLIENT_GONE.has(code)) return true;
+  if ((error as Error | null)?.message === 'aborted') return true;
+  return request.raw.socket?.destroyed === true && !request.raw.complete;
+}
 
 /** Maps anything thrown while handling a request to the CinderError the client sees. */
 export function toCinderError(error: unknown): { cinderError: CinderError; unexpected: boolean } {
@@ -103,10 +155,41 @@ export function toCinderError(error: unknown): { cinderError: CinderError; unexp
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return { cinderError: new CinderError('INVALID_JSON', 'The request body is not valid JSON'), unexpected: false };
   }
+  const status = fastifyError.statusCode ?? (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code = CODE_OF_STATUS[status] ?? 'BAD_REQUEST';
+    return { cinderError: new CinderError(code, `The request was refused: ${STATUS_TEXT[code] ?? code}.`), unexpected: false };
+  }
   return {
     cinderError: new CinderError('INTERNAL_ERROR', 'An unexpected error occurred. The request id identifies it in the server log.'),
     unexpected: true,
   };
+}
+
+const STATUS_TEXT: Partial<Record<CinderErrorCode, string>> = {
+  BAD_REQUEST: 'the request is malformed',
+  FORBIDDEN: 'access to this path is forbidden',
+  NOT_FOUND: 'nothing is found at this path',
+  METHOD_NOT_ALLOWED: 'the method is not allowed here',
+  NOT_ACCEPTABLE: 'no representation matches the Accept header',
+  RANGE_NOT_SATISFIABLE: 'the requested range cannot be served',
+};
+
+/**
+ * The problem body as sent: a last guard on what is echoed. Field lists are capped, field names
+ * that could hold a value are hidden, and any 64-byte private key in a text is replaced (routes
+ * never put one there; this keeps a future mistake from reaching a client).
+ */
+function boundedProblem(error: CinderError): Record<string, unknown> {
+  const problem = toProblem(error);
+  problem.detail = scrubSecretKeys(problem.detail).slice(0, 2_000);
+  if (problem.errors) {
+    problem.errors = problem.errors.slice(0, MAX_LISTED_FIELDS).map((e) => ({
+      field: safeFieldName(e.field),
+      message: scrubSecretKeys(e.message).slice(0, 500),
+    }));
+  }
+  return problem;
 }
 
 export function sendProblem(reply: FastifyReply, error: CinderError): FastifyReply {
@@ -114,10 +197,17 @@ export function sendProblem(reply: FastifyReply, error: CinderError): FastifyRep
     .code(error.status)
     .headers(error.headers)
     .type('application/problem+json; charset=utf-8')
-    .send(toProblem(error));
+    .send(boundedProblem(error));
 }
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isClientAbort(error, request)) {
+    // Nobody is left to answer: not an error of the server, not an error answer (the edge's
+    // onRequestAbort hook logs it at debug).
+    reply.hijack();
+    request.raw.destroy();
+    return reply;
+  }
   const { cinderError, unexpected } = toCinderError(error);
   if (unexpected) {
     // Only the error's type, message and stack: never the request body. Our own code never puts

@@ -25,7 +25,7 @@ import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { throttledLog } from '../store/redis.ts';
 import type { WindowCounter } from '../store/windowCounter.ts';
-import { isApiPath } from './auth.ts';
+import { isApiRequest } from './auth.ts';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -49,7 +49,7 @@ export interface RateLimitDeps {
 
 /** Which limit a request counts against; null for paths outside /api. */
 export function bucketOf(request: FastifyRequest): Bucket | null {
-  if (!isApiPath(request.url)) return null;
+  if (!isApiRequest(request)) return null;
   switch (request.routeOptions.url) {
     case '/api/burn_tokens':
       return 'burn';

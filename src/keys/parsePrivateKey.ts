@@ -69,11 +69,19 @@ function bytesFromString(text: string): Uint8Array {
  * left is inside the CryptoKey.
  */
 export async function parsePrivateKey(input: PrivateKeyInput): Promise<KeyPairSigner> {
+  return (await parsePrivateKeyWithForm(input)).signer;
+}
+
+/**
+ * The same, saying whether the key came as a 32-byte seed: a wallet address pasted by mistake is
+ * 32 bytes of base58 too, and the burn pipeline tells the user so (see `keyIsSeed`).
+ */
+export async function parsePrivateKeyWithForm(input: PrivateKeyInput): Promise<{ signer: KeyPairSigner; isSeed: boolean }> {
   const bytes = typeof input === 'string' ? bytesFromString(input) : bytesFromArray(input);
   try {
     const keyPair =
       bytes.length === 64 ? await createKeyPairFromBytes(bytes, false) : await createKeyPairFromPrivateKeyBytes(bytes, false);
-    return await createSignerFromKeyPair(keyPair);
+    return { signer: await createSignerFromKeyPair(keyPair), isSeed: bytes.length === 32 };
   } catch {
     throw bytes.length === 64
       ? invalid('the public half of the 64-byte key does not match its private half')

@@ -1,7 +1,7 @@
 /** Account views of the RPC: encodings, dataSlice and getProgramAccounts filters. */
 import { getBase58Decoder, getBase58Encoder, getBase64Decoder, getBase64Encoder, type Address } from '@solana/kit';
 import type { Chain } from './chain.ts';
-import { decodeMint, parseTokenProgramAccount, type ParsedAccountData } from './jsonParsed.ts';
+import { mintAmountContext, parseTokenProgramAccount, type MintAmountContext, type ParsedAccountData } from './jsonParsed.ts';
 import type { Config } from './params.ts';
 import { invalidParams } from './rpcErrors.ts';
 
@@ -61,10 +61,10 @@ export function dataSliceOption(config: Config): DataSlice | null {
   return { offset: offset as number, length: length as number };
 }
 
-/** Decimals of a mint, for token amounts in jsonParsed views. */
-export function mintDecimals(chain: Chain, mint: Address): number | null {
+/** What a mint's token amounts need (decimals, interest, UI multiplier), at the chain's current time. */
+export function mintAmounts(chain: Chain, mint: Address): MintAmountContext | null {
   const account = readAccount(chain, mint);
-  return account ? (decodeMint(account.data, account.owner)?.decimals ?? null) : null;
+  return account ? mintAmountContext(account.data, account.owner, BigInt(chain.blockTime)) : null;
 }
 
 export function encodeAccount(chain: Chain, account: RawAccount, encoding: AccountEncoding, slice: DataSlice | null): UiAccount {
@@ -80,7 +80,7 @@ export function encodeAccount(chain: Chain, account: RawAccount, encoding: Accou
 
 function encodeData(chain: Chain, account: RawAccount, encoding: AccountEncoding, slice: DataSlice | null): UiAccount['data'] {
   if (encoding === 'jsonParsed') {
-    const parsed = parseTokenProgramAccount(account.data, account.owner, (mint) => mintDecimals(chain, mint));
+    const parsed = parseTokenProgramAccount(account.data, account.owner, (mint) => mintAmounts(chain, mint));
     // Unparsable accounts fall back to base64, as on the validator.
     return parsed ?? [base64.decode(account.data), 'base64'];
   }

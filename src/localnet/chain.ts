@@ -4,10 +4,23 @@
  *
  * Slots and block heights are the same number here (every slot produces a block), starting at 0.
  */
-import { address, getBase58Decoder, getAddressDecoder, type Address, type Blockhash, type Lamports } from '@solana/kit';
-import { LiteSVM } from 'litesvm';
+import {
+  address,
+  appendTransactionMessageInstruction,
+  compileTransaction,
+  createTransactionMessage,
+  getAddressDecoder,
+  getBase58Decoder,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Address,
+  type Blockhash,
+  type Lamports,
+} from '@solana/kit';
+import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { epochPosition, type EpochScheduleParams } from './epochs.ts';
-import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './jsonParsed.ts';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type UiTokenAmount } from './jsonParsed.ts';
 import type { TransactionErrorJson } from './txErrors.ts';
 import type { DecodedMessage, WireTransaction } from './wire.ts';
 
@@ -19,6 +32,7 @@ export const FINALIZATION_DEPTH = 32;
 const MAX_RECORDS = 100_000;
 
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const SYSTEM_PROGRAM_ID = SYSTEM_PROGRAM;
 const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
@@ -26,6 +40,20 @@ const NATIVE_MINT_2022 = '9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP';
 const LOOKUP_TABLE_META_SIZE = 56;
 const NONCE_ACCOUNT_SIZE = 80;
 const ADVANCE_NONCE_ACCOUNT = 4;
+const STAKE_PROGRAM = 'Stake11111111111111111111111111111111111111';
+/** Stake instruction 13: sets the minimum delegation as return data. */
+const GET_MINIMUM_DELEGATION = 13;
+/** Owners of every account LiteSVM creates at genesis (the faucet, sysvars, programs, native mints). */
+const GENESIS_OWNERS = [
+  SYSTEM_PROGRAM_ID,
+  'NativeLoader1111111111111111111111111111111',
+  'BPFLoader2111111111111111111111111111111111',
+  'BPFLoaderUpgradeab1e11111111111111111111111',
+  'LoaderV411111111111111111111111111111111111',
+  'Sysvar1111111111111111111111111111111111111',
+  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
+];
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -43,7 +71,7 @@ export interface TokenBalanceJson {
   mint: string;
   owner: string;
   programId: string;
-  uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string };
+  uiTokenAmount: UiTokenAmount;
 }
 
 export interface ReturnDataJson {
@@ -106,28 +134,61 @@ class Signal<T> {
 const base58 = getBase58Decoder();
 const addressDecoder = getAddressDecoder();
 
+/** One slot's block: what getBlock, getBlockTime and getBlocks report. */
+export interface BlockInfo {
+  readonly slot: number;
+  readonly parentSlot: number;
+  readonly blockhash: string;
+  readonly previousBlockhash: string;
+  /** Unix seconds. */
+  readonly blockTime: number;
+  /** Transactions that landed in this slot, in order. */
+  readonly signatures: string[];
+}
+
+/** How many recent slots keep their block (getBlock, getBlockTime) — about 2 h 13 min of 400 ms slots. */
+const MAX_BLOCKS = 20_000;
+/** Signatures kept per address for getSignaturesForAddress (newest first). */
+const MAX_SIGNATURES_PER_ADDRESS = 1_000;
+/** Simulated time per slot for warps and for chains without a slot timer. */
+export const DEFAULT_SLOT_MS = 400;
+
 export class Chain {
   readonly svm: LiteSVM;
   readonly genesisHash: string;
   readonly identity: Address;
   readonly logger: Logger;
-  /** Fired after every new slot (timer, landed transaction, warp). */
+  /** Fired after every new slot (timer, warp). */
   readonly slotAdvanced: Signal<number>;
-  /** Fired when a transaction lands, before the slot advances past it. */
+  /** Fired when a transaction lands (in the current slot). */
   readonly transactionLanded: Signal<TxRecord>;
   /** Fired with the addresses whose accounts may have changed. */
   readonly accountsChanged: Signal<readonly string[]>;
 
   private currentSlot = 0;
-  private unixTimestamp: number;
   private readonly schedule: EpochScheduleParams;
   /** blockhash → block height that produced it; insertion order = age. */
   private readonly blockhashes = new Map<string, number>();
   private latest: string;
   private readonly records = new Map<string, TxRecord>();
   private readonly recentLanded: TxRecord[] = [];
+  /** Recent blocks by slot; insertion order = slot order. Slots a long warp jumped over have none. */
+  private readonly blocks = new Map<number, BlockInfo>();
+  /** address → signatures of landed transactions that referenced it, oldest first. */
+  private readonly signaturesByAddress = new Map<string, string[]>();
+  /** signature → the addresses it is indexed under, to clean the index when the record goes. */
+  private readonly referencedBy = new Map<string, readonly string[]>();
   private timer: NodeJS.Timeout | undefined;
+  private slotMs = DEFAULT_SLOT_MS;
+  /** The slot clock: slot = originSlot + floor((now − originMs) / slotMs) while the timer runs. */
+  private originMs = 0;
+  private originSlot = 0;
+  /** Time added by warps, so that block times move with the slots a warp skips. */
+  private warpedMs = 0;
   private transactionCount = 0n;
+  /** Lamports in existence (getSupply): the genesis accounts, minus fees, plus test-only writes. */
+  private supply = 0n;
+  private minimumDelegation: bigint | undefined;
 
   constructor(logger: Logger) {
     this.logger = logger;
@@ -153,25 +214,76 @@ export class Chain {
     this.genesisHash = this.svm.latestBlockhash();
     this.latest = this.genesisHash;
     this.blockhashes.set(this.genesisHash, 0);
-    this.unixTimestamp = Math.floor(Date.now() / 1000);
+    const genesisTime = this.nowSeconds();
+    this.blocks.set(0, { slot: 0, parentSlot: 0, blockhash: this.genesisHash, previousBlockhash: '11111111111111111111111111111111', blockTime: genesisTime, signatures: [] });
     const clock = this.svm.getClock();
-    clock.epochStartTimestamp = BigInt(this.unixTimestamp);
+    clock.epochStartTimestamp = BigInt(genesisTime);
     this.svm.setClock(clock);
-    this.syncClock();
+    this.syncClock(genesisTime);
     this.identity = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
+    for (const owner of GENESIS_OWNERS) for (const account of this.svm.getProgramAccounts(address(owner))) this.supply += account.lamports;
   }
 
-  /** Starts the slot timer; 0 = slots advance only with landed transactions and warps. */
+  get capitalization(): bigint {
+    return this.supply;
+  }
+
+  /**
+   * The stake program's own answer (its GetMinimumDelegation instruction, simulated), so that it is
+   * whatever the program on this chain enforces under its feature set.
+   */
+  stakeMinimumDelegation(): bigint {
+    if (this.minimumDelegation !== undefined) return this.minimumDelegation;
+    const payer = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
+    const payerAccount = { address: payer, data: new Uint8Array(), programAddress: address(SYSTEM_PROGRAM), executable: false, space: 0n };
+    this.svm.setAccount({ ...payerAccount, lamports: 1_000_000_000n as Lamports });
+    this.svm.withSigverify(false);
+    try {
+      const message = pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayer(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: this.latest as Blockhash, lastValidBlockHeight: 0n }, m),
+        (m) => appendTransactionMessageInstruction({ programAddress: address(STAKE_PROGRAM), data: new Uint8Array([GET_MINIMUM_DELEGATION, 0, 0, 0]) }, m),
+      );
+      const result = this.svm.simulateTransaction(compileTransaction(message));
+      if (result instanceof FailedTransactionMetadata) throw new Error(`stake GetMinimumDelegation failed: ${result.toString()}`);
+      const data = result.meta().returnData().data();
+      this.minimumDelegation = new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(0, true);
+      return this.minimumDelegation;
+    } finally {
+      this.svm.withSigverify(true);
+      this.svm.setAccount({ ...payerAccount, lamports: 0n as Lamports });
+    }
+  }
+
+  /**
+   * Starts the slot clock: one slot every `slotIntervalMs` of wall time, however many transactions
+   * land (a real cluster's leader packs many into one slot). The timer only wakes the clock; the
+   * slot is computed from the time elapsed, so a busy event loop that delays the timer does not
+   * slow the chain down. 0 = no clock (slots move only with warps).
+   */
   start(slotIntervalMs: number): void {
     if (slotIntervalMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => this.advanceSlots(1), slotIntervalMs);
+    this.slotMs = slotIntervalMs;
+    this.originMs = Date.now();
+    this.originSlot = this.currentSlot;
+    this.timer = setInterval(() => this.tick(), slotIntervalMs);
     // The chain must never be what keeps a process (a test runner, `npm start`) alive.
     this.timer.unref();
   }
 
+  /** Stops the clock where it is (a halted cluster); start() resumes from the same slot. */
   stop(): void {
+    this.tick();
     clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /** Brings the slot up to the wall clock; called by the timer and before every RPC request. */
+  tick(): void {
+    if (!this.timer) return;
+    const due = this.originSlot + Math.floor((Date.now() - this.originMs) / this.slotMs);
+    if (due > this.currentSlot) this.produceSlots(due - this.currentSlot);
   }
 
   get slot(): number {
@@ -182,20 +294,80 @@ export class Chain {
     return this.currentSlot;
   }
 
+  /** The newest slot that counts as finalized (about 32 slots behind the tip). */
+  get finalizedSlot(): number {
+    return Math.max(0, this.currentSlot - FINALIZATION_DEPTH);
+  }
+
+  /** The slot a read at `commitment` sees: the tip, or the finalized slot. */
+  slotAt(commitment: 'processed' | 'confirmed' | 'finalized'): number {
+    return commitment === 'finalized' ? this.finalizedSlot : this.currentSlot;
+  }
+
   get blockTime(): number {
-    return this.unixTimestamp;
+    return this.blocks.get(this.currentSlot)?.blockTime ?? this.nowSeconds();
   }
 
   get processedTransactionCount(): bigint {
     return this.transactionCount;
   }
 
-  epochInfo(): { epoch: bigint; slotIndex: bigint; slotsInEpoch: bigint } {
-    return epochPosition(this.schedule, BigInt(this.currentSlot));
+  get slotDurationMs(): number {
+    return this.slotMs;
   }
 
-  latestBlockhash(): { blockhash: Blockhash; lastValidBlockHeight: number } {
+  epochInfo(slot: number = this.currentSlot): { epoch: bigint; slotIndex: bigint; slotsInEpoch: bigint } {
+    return epochPosition(this.schedule, BigInt(slot));
+  }
+
+  get epochSchedule(): EpochScheduleParams {
+    return this.schedule;
+  }
+
+  /**
+   * The blockhash a client gets at `commitment`: the tip's, or for `finalized` the one of the newest
+   * finalized block, which is ~32 slots older and so has ~32 slots less of its 150 left (as on a
+   * real cluster, where web3.js v1 asks for `finalized` and caches the answer for 30 s).
+   */
+  latestBlockhash(commitment: 'processed' | 'confirmed' | 'finalized' = 'confirmed'): { blockhash: Blockhash; lastValidBlockHeight: number } {
+    if (commitment === 'finalized') {
+      const block = this.blockAtOrBefore(this.finalizedSlot);
+      if (block) return { blockhash: block.blockhash as Blockhash, lastValidBlockHeight: block.slot + MAX_PROCESSING_AGE };
+    }
     return { blockhash: this.latest as Blockhash, lastValidBlockHeight: this.blockHeight + MAX_PROCESSING_AGE };
+  }
+
+  /** The block of `slot`, or of the newest slot before it that has one. */
+  blockAtOrBefore(slot: number): BlockInfo | undefined {
+    for (let s = slot; s >= 0; s--) {
+      const block = this.blocks.get(s);
+      if (block) return block;
+      if (s < this.firstAvailableBlock) return undefined;
+    }
+    return undefined;
+  }
+
+  getBlock(slot: number): BlockInfo | undefined {
+    return this.blocks.get(slot);
+  }
+
+  /** The oldest slot whose block is still kept. */
+  get firstAvailableBlock(): number {
+    const first = this.blocks.keys().next();
+    return first.done ? this.currentSlot : first.value;
+  }
+
+  /** Slots from `start` to `end` (inclusive) that have a block, ascending. */
+  blockSlots(start: number, end: number, limit: number): number[] {
+    const slots: number[] = [];
+    const from = Math.max(start, this.firstAvailableBlock);
+    for (let s = from; s <= end && slots.length < limit; s++) if (this.blocks.has(s)) slots.push(s);
+    return slots;
+  }
+
+  /** Signatures of landed transactions that referenced `address`, newest first. */
+  signaturesFor(address: string): readonly string[] {
+    return [...(this.signaturesByAddress.get(address) ?? [])].reverse();
   }
 
   /** Valid while the current block height is at most (height that produced it) + 150. */
@@ -226,50 +398,119 @@ export class Chain {
   }
 
   /**
-   * Moves the chain `count` slots forward: each new slot gets a fresh blockhash, the Clock sysvar
-   * follows. Only the last 151 blockhashes can ever be valid, so a long warp skips the others.
+   * Warps `count` slots forward now (test-only method, airdrop retry): time moves with them
+   * (400 ms a slot), and the slot clock keeps running from the new slot.
    */
   advanceSlots(count: number): void {
     if (count <= 0) return;
+    this.tick();
+    this.originSlot += count;
+    this.warpedMs += count * DEFAULT_SLOT_MS;
+    this.produceSlots(count);
+  }
+
+  /**
+   * Produces `count` new slots: each gets a fresh blockhash and a block, the Clock sysvar follows.
+   * Only the last 151 blockhashes can ever be valid, so a long warp skips the others (those slots
+   * have no block, like skipped slots on a real cluster).
+   */
+  private produceSlots(count: number): void {
     const target = this.currentSlot + count;
+    const now = this.nowSeconds();
+    let parent = this.blocks.get(this.currentSlot) ?? this.blockAtOrBefore(this.currentSlot);
     for (let slot = Math.max(this.currentSlot + 1, target - MAX_PROCESSING_AGE); slot <= target; slot++) {
       this.svm.expireBlockhash();
       this.latest = this.svm.latestBlockhash();
       this.blockhashes.set(this.latest, slot);
+      // Slots produced together (a warp, a late timer) get the times they would have had.
+      const blockTime = Math.max(parent?.blockTime ?? 0, now - Math.floor(((target - slot) * this.slotMs) / 1000));
+      const block: BlockInfo = {
+        slot,
+        parentSlot: parent?.slot ?? 0,
+        blockhash: this.latest,
+        previousBlockhash: parent?.blockhash ?? this.genesisHash,
+        blockTime,
+        signatures: [],
+      };
+      this.blocks.set(slot, block);
+      parent = block;
     }
     this.currentSlot = target;
     for (const [hash, height] of this.blockhashes) {
       if (height + MAX_PROCESSING_AGE >= target) break;
       this.blockhashes.delete(hash);
     }
-    this.syncClock();
+    while (this.blocks.size > MAX_BLOCKS) {
+      const oldest = this.blocks.keys().next();
+      if (oldest.done) break;
+      this.blocks.delete(oldest.value);
+    }
+    this.syncClock(parent?.blockTime ?? now);
     this.slotAdvanced.emit(target);
   }
 
-  private syncClock(): void {
+  /**
+   * A fresh blockhash within the current slot (LiteSVM's faucet signs with its latest blockhash,
+   * so a second identical airdrop needs a new one); the slot does not move.
+   */
+  refreshBlockhash(): void {
+    this.svm.expireBlockhash();
+    this.latest = this.svm.latestBlockhash();
+    this.blockhashes.delete(this.latest);
+    this.blockhashes.set(this.latest, this.currentSlot);
+  }
+
+  private nowSeconds(): number {
+    return Math.floor((Date.now() + this.warpedMs) / 1000);
+  }
+
+  private syncClock(unixTimestamp: number): void {
     const clock = this.svm.getClock();
     const { epoch } = this.epochInfo();
-    this.unixTimestamp = Math.max(this.unixTimestamp, Math.floor(Date.now() / 1000));
     clock.slot = BigInt(this.currentSlot);
     clock.epoch = epoch;
     clock.leaderScheduleEpoch = epoch + 1n;
-    clock.unixTimestamp = BigInt(this.unixTimestamp);
+    clock.unixTimestamp = BigInt(unixTimestamp);
     this.svm.setClock(clock);
   }
 
-  /** Stores a landed transaction, notifies, then closes its slot. */
-  land(record: TxRecord, touched: readonly string[]): void {
+  /** Stores a transaction that landed in the current slot and notifies; the slot does not move. */
+  land(record: TxRecord, touched: readonly string[], referenced: readonly string[] = touched): void {
     this.records.set(record.signature, record);
-    if (this.records.size > MAX_RECORDS) {
-      const oldest = this.records.keys().next();
-      if (!oldest.done) this.records.delete(oldest.value);
-    }
+    const keys = [...new Set(referenced)];
+    this.referencedBy.set(record.signature, keys);
+    if (this.records.size > MAX_RECORDS) this.forgetOldestRecord();
     this.transactionCount++;
+    // LiteSVM takes the whole fee out of existence (no leader is paid).
+    this.supply -= record.fee;
+    this.blocks.get(record.slot)?.signatures.push(record.signature);
+    for (const key of keys) {
+      let list = this.signaturesByAddress.get(key);
+      if (!list) {
+        list = [];
+        this.signaturesByAddress.set(key, list);
+      }
+      list.push(record.signature);
+      if (list.length > MAX_SIGNATURES_PER_ADDRESS) list.splice(0, list.length - MAX_SIGNATURES_PER_ADDRESS);
+    }
     this.recentLanded.push(record);
     while (this.recentLanded.length > 0 && this.recentLanded[0]!.slot + MAX_PROCESSING_AGE < record.slot) this.recentLanded.shift();
     this.transactionLanded.emit(record);
     this.accountsChanged.emit(touched);
-    this.advanceSlots(1);
+  }
+
+  /** Drops the oldest record and its entries in the address index (it is the oldest there too). */
+  private forgetOldestRecord(): void {
+    const oldest = this.records.keys().next();
+    if (oldest.done) return;
+    const signature = oldest.value;
+    this.records.delete(signature);
+    for (const key of this.referencedBy.get(signature) ?? []) {
+      const list = this.signaturesByAddress.get(key);
+      if (list?.[0] === signature) list.shift();
+      if (list?.length === 0) this.signaturesByAddress.delete(key);
+    }
+    this.referencedBy.delete(signature);
   }
 
   getRecord(signature: string): TxRecord | undefined {
@@ -331,6 +572,7 @@ export class Chain {
 
   /** Writes an account directly (test-only RPC and tests); subscribers are told. */
   setAccount(account: { address: Address; lamports: bigint; data: Uint8Array; owner: Address; executable: boolean }): void {
+    this.supply += account.lamports - this.balanceOf(account.address);
     this.svm.setAccount({
       address: account.address,
       lamports: account.lamports as Lamports,

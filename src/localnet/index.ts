@@ -7,7 +7,7 @@ import { Chain, type Logger } from './chain.ts';
 import { startHttpServer, type HttpRpcServer } from './httpServer.ts';
 import { createDispatcher } from './rpcDispatcher.ts';
 import { createFaultController } from './faults.ts';
-import { createRpcMethods } from './rpcMethods.ts';
+import { createRpcMethods, type Endpoints } from './rpcMethods.ts';
 import { startWsServer } from './wsServer.ts';
 
 export interface LocalnetOptions {
@@ -16,7 +16,7 @@ export interface LocalnetOptions {
   port: number;
   /** Default port + 1; when port is 0, a free port too. */
   wsPort?: number;
-  /** Default 400; 0 = no timer (slots advance only on landed transactions). */
+  /** Default 400; 0 = no slot clock (slots advance only with the test-only warp). */
   slotIntervalMs?: number;
   /** Enables test-only RPC methods (localnet_*). */
   testMode?: boolean;
@@ -59,7 +59,8 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   const faults = testMode
     ? createFaultController({ haltBlocks: (halted) => (halted ? chain.stop() : chain.start(slotIntervalMs)) })
     : undefined;
-  const dispatch = createDispatcher(createRpcMethods(chain, { testMode, faults }), logger, faults?.intercept);
+  let endpoints: Endpoints | null = null;
+  const dispatch = createDispatcher(createRpcMethods(chain, { testMode, faults, endpoints: () => endpoints }), logger, faults?.intercept);
   const http: HttpRpcServer = await startHttpServer({ host, port: options.port, dispatch, logger, faults });
   let ws;
   try {
@@ -69,6 +70,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     throw err;
   }
   chain.start(slotIntervalMs);
+  endpoints = { rpc: `${urlHost(host)}:${http.port}`, pubsub: `${urlHost(host)}:${ws.port}` };
 
   const rpcUrl = `http://${urlHost(host)}:${http.port}`;
   const wsUrl = `ws://${urlHost(host)}:${ws.port}`;

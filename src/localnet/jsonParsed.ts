@@ -88,7 +88,7 @@ export function decodeMint(data: Uint8Array, program: string): MintState | null 
 export interface UiTokenAmount {
   amount: string;
   decimals: number;
-  uiAmount: number;
+  uiAmount: number | null;
   uiAmountString: string;
 }
 
@@ -101,45 +101,271 @@ export function uiAmountString(amount: bigint, decimals: number): string {
   return fraction === '' ? whole : `${whole}.${fraction}`;
 }
 
-export function uiTokenAmount(amount: bigint, decimals: number): UiTokenAmount {
-  const text = uiAmountString(amount, decimals);
-  return { amount: amount.toString(), decimals, uiAmount: Number(text), uiAmountString: text };
+/** Token-2022's InterestBearingConfig (extension 10). */
+export interface InterestBearingConfig {
+  rateAuthority: Address | null;
+  initializationTimestamp: bigint;
+  preUpdateAverageRate: number;
+  lastUpdateTimestamp: bigint;
+  currentRate: number;
+}
+
+/** Token-2022's ScaledUiAmountConfig (extension 25). */
+export interface ScaledUiAmountConfig {
+  authority: Address | null;
+  multiplier: number;
+  newMultiplierEffectiveTimestamp: bigint;
+  newMultiplier: number;
+}
+
+/** What turning a raw amount of a mint into its UI amount takes (agave `SplTokenAdditionalDataV2`). */
+export interface MintAmountContext {
+  decimals: number;
+  interestBearing: InterestBearingConfig | null;
+  scaledUiAmount: ScaledUiAmountConfig | null;
+  /** The Clock sysvar's unix timestamp, which interest and multiplier changes are measured against. */
+  unixTimestamp: bigint;
+}
+
+export const plainAmounts = (decimals: number): MintAmountContext => ({ decimals, interestBearing: null, scaledUiAmount: null, unixTimestamp: 0n });
+
+const SECONDS_PER_YEAR = 60 * 60 * 24 * 365.24;
+const ONE_IN_BASIS_POINTS = 10_000;
+
+/** spl-token-2022 `trim_ui_amount_string`. */
+function trimUiAmount(text: string, decimals: number): string {
+  if (decimals === 0 || !text.includes('.')) return text;
+  return text.replace(/0+$/, '').replace(/\.$/, '');
+}
+
+/**
+ * spl-token-2022 `amount_to_ui_amount` of the interest-bearing and scaled-UI-amount extensions:
+ * the amount times an f64 scale, printed with `decimals` places (Rust `{:.N}`, which JS `toFixed`
+ * matches below 1e21), trailing zeros trimmed.
+ */
+function scaledUiAmountString(amount: bigint, decimals: number, scale: number): string {
+  const value = Number(amount) * scale;
+  if (!Number.isFinite(value)) return String(value);
+  return trimUiAmount(value.toFixed(decimals), decimals);
+}
+
+function interestScale(config: InterestBearingConfig, decimals: number, unixTimestamp: bigint): number {
+  const preTimespan = Number(config.lastUpdateTimestamp - config.initializationTimestamp);
+  const postTimespan = Number(unixTimestamp - config.lastUpdateTimestamp);
+  const preExp = Math.exp((config.preUpdateAverageRate * preTimespan) / SECONDS_PER_YEAR / ONE_IN_BASIS_POINTS);
+  const postExp = Math.exp((config.currentRate * postTimespan) / SECONDS_PER_YEAR / ONE_IN_BASIS_POINTS);
+  return (preExp * postExp) / 10 ** decimals;
+}
+
+/** agave `token_amount_to_ui_amount_v3`. */
+export function uiTokenAmount(amount: bigint, context: number | MintAmountContext): UiTokenAmount {
+  const ctx = typeof context === 'number' ? plainAmounts(context) : context;
+  const { decimals } = ctx;
+  let text: string;
+  let uiAmount: number | null;
+  if (ctx.interestBearing) {
+    text = scaledUiAmountString(amount, decimals, interestScale(ctx.interestBearing, decimals, ctx.unixTimestamp));
+    uiAmount = Number(text);
+  } else if (ctx.scaledUiAmount) {
+    const config = ctx.scaledUiAmount;
+    const multiplier = ctx.unixTimestamp >= config.newMultiplierEffectiveTimestamp ? config.newMultiplier : config.multiplier;
+    text = scaledUiAmountString(amount, decimals, multiplier / 10 ** decimals);
+    uiAmount = Number(text);
+  } else {
+    text = uiAmountString(amount, decimals);
+    // `amount as f64 / 10^decimals as f64`, exactly as agave computes it.
+    uiAmount = Number(amount) / 10 ** decimals;
+  }
+  return { amount: amount.toString(), decimals, uiAmount: Number.isFinite(uiAmount) ? uiAmount : null, uiAmountString: text };
 }
 
 const ACCOUNT_STATES = ['uninitialized', 'initialized', 'frozen'] as const;
 
-// Token-2022 extensions rendered like agave's `UiExtension` (tag "extension", content "state");
-// the rest are reported as "unparseableExtension", which is also what agave does for unknown ones.
-function parseExtensions(data: Uint8Array): object[] {
-  const extensions: object[] = [];
+export const EXTENSION_INTEREST_BEARING = 10;
+export const EXTENSION_SCALED_UI_AMOUNT = 25;
+
+/** The TLV entries after the base state: [type, value]. */
+function extensionEntries(data: Uint8Array): [number, Uint8Array][] {
+  const entries: [number, Uint8Array][] = [];
   let offset = ACCOUNT_LEN + 1;
   while (offset + 4 <= data.length) {
     const type = data[offset]! | (data[offset + 1]! << 8);
     const length = data[offset + 2]! | (data[offset + 3]! << 8);
     const value = data.subarray(offset + 4, offset + 4 + length);
     if (type === 0 || value.length !== length) break;
-    extensions.push(parseExtension(type, value));
+    entries.push([type, value]);
     offset += 4 + length;
   }
-  return extensions;
+  return entries;
 }
 
-function parseExtension(type: number, value: Uint8Array): object {
-  const optionalNonZeroAddress = (at: number): Address | null =>
-    value.subarray(at, at + 32).every((b) => b === 0) ? null : readAddress(value, at);
+const readI64 = (data: Uint8Array, offset: number): bigint => new DataView(data.buffer, data.byteOffset, data.byteLength).getBigInt64(offset, true);
+const readI16 = (data: Uint8Array, offset: number): number => new DataView(data.buffer, data.byteOffset, data.byteLength).getInt16(offset, true);
+const readF64 = (data: Uint8Array, offset: number): number => new DataView(data.buffer, data.byteOffset, data.byteLength).getFloat64(offset, true);
+const optionalNonZeroAddress = (value: Uint8Array, at: number): Address | null =>
+  value.subarray(at, at + 32).every((b) => b === 0) ? null : readAddress(value, at);
+
+function interestBearingOf(value: Uint8Array): InterestBearingConfig | null {
+  if (value.length !== 52) return null;
+  return {
+    rateAuthority: optionalNonZeroAddress(value, 0),
+    initializationTimestamp: readI64(value, 32),
+    preUpdateAverageRate: readI16(value, 40),
+    lastUpdateTimestamp: readI64(value, 42),
+    currentRate: readI16(value, 50),
+  };
+}
+
+function scaledUiAmountOf(value: Uint8Array): ScaledUiAmountConfig | null {
+  if (value.length !== 56) return null;
+  return {
+    authority: optionalNonZeroAddress(value, 0),
+    multiplier: readF64(value, 32),
+    newMultiplierEffectiveTimestamp: readI64(value, 40),
+    newMultiplier: readF64(value, 48),
+  };
+}
+
+/** The mint's decimals and UI-amount extensions, or null when `data` is not a mint. */
+export function mintAmountContext(data: Uint8Array, program: string, unixTimestamp: bigint): MintAmountContext | null {
+  const mint = decodeMint(data, program);
+  if (!mint) return null;
+  const context: MintAmountContext = { decimals: mint.decimals, interestBearing: null, scaledUiAmount: null, unixTimestamp };
+  if (program === TOKEN_2022_PROGRAM && data.length > ACCOUNT_LEN) {
+    for (const [type, value] of extensionEntries(data)) {
+      if (type === EXTENSION_INTEREST_BEARING) context.interestBearing = interestBearingOf(value);
+      if (type === EXTENSION_SCALED_UI_AMOUNT) context.scaledUiAmount = scaledUiAmountOf(value);
+    }
+  }
+  return context;
+}
+
+// Token-2022 extensions rendered like agave's `UiExtension` (tag "extension", content "state");
+// the confidential-transfer ones and any unknown type are "unparseableExtension".
+function parseExtensions(data: Uint8Array): object[] {
+  return extensionEntries(data).map(([type, value]) => {
+    try {
+      return parseExtension(type, value) ?? { extension: 'unparseableExtension' };
+    } catch {
+      return { extension: 'unparseableExtension' };
+    }
+  });
+}
+
+/** Rust's f64 Display: integers without ".0", otherwise the shortest round-trip form. */
+function rustF64(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return BigInt(value).toString();
+  const text = String(value);
+  if (!/e/.test(text)) return text;
+  // JS uses exponents for very small/large values; Rust prints the plain digits.
+  const [mantissa, exp] = text.split('e') as [string, string];
+  const exponent = Number(exp);
+  const negative = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '').replace('.', '');
+  const pointAt = (mantissa.replace('-', '').indexOf('.') === -1 ? mantissa.replace('-', '').length : mantissa.replace('-', '').indexOf('.')) + exponent;
+  const plain = pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : pointAt >= digits.length ? digits + '0'.repeat(pointAt - digits.length) : `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+  return (negative ? '-' : '') + plain;
+}
+
+/** Borsh string: u32 length, UTF-8 bytes. */
+function borshString(value: Uint8Array, at: { offset: number }): string {
+  const length = readU32(value, at.offset);
+  const start = at.offset + 4;
+  if (start + length > value.length) throw new RangeError('string past the end');
+  at.offset = start + length;
+  return new TextDecoder('utf-8', { fatal: true }).decode(value.subarray(start, start + length));
+}
+
+function transferFee(value: Uint8Array, at: number) {
+  return { epoch: readU64(value, at), maximumFee: readU64(value, at + 8), transferFeeBasisPoints: value[at + 16]! | (value[at + 17]! << 8) };
+}
+
+function parseExtension(type: number, value: Uint8Array): object | null {
+  const pointer = (authorityKey: string, addressKey: string) =>
+    value.length === 64 ? { [authorityKey]: optionalNonZeroAddress(value, 0), [addressKey]: optionalNonZeroAddress(value, 32) } : null;
   switch (type) {
+    case 1:
+      if (value.length !== 108) return null;
+      return {
+        extension: 'transferFeeConfig',
+        state: {
+          transferFeeConfigAuthority: optionalNonZeroAddress(value, 0),
+          withdrawWithheldAuthority: optionalNonZeroAddress(value, 32),
+          withheldAmount: readU64(value, 64),
+          olderTransferFee: transferFee(value, 72),
+          newerTransferFee: transferFee(value, 90),
+        },
+      };
     case 2: return { extension: 'transferFeeAmount', state: { withheldAmount: readU64(value, 0) } };
-    case 3: return { extension: 'mintCloseAuthority', state: { closeAuthority: optionalNonZeroAddress(0) } };
+    case 3: return { extension: 'mintCloseAuthority', state: { closeAuthority: optionalNonZeroAddress(value, 0) } };
     case 6: return { extension: 'defaultAccountState', state: { accountState: ACCOUNT_STATES[value[0]!] ?? 'uninitialized' } };
     case 7: return { extension: 'immutableOwner' };
     case 8: return { extension: 'memoTransfer', state: { requireIncomingTransferMemos: value[0] === 1 } };
     case 9: return { extension: 'nonTransferable' };
+    case EXTENSION_INTEREST_BEARING: {
+      const config = interestBearingOf(value);
+      return config ? { extension: 'interestBearingConfig', state: config } : null;
+    }
     case 11: return { extension: 'cpiGuard', state: { lockCpi: value[0] === 1 } };
-    case 12: return { extension: 'permanentDelegate', state: { delegate: optionalNonZeroAddress(0) } };
+    case 12: return { extension: 'permanentDelegate', state: { delegate: optionalNonZeroAddress(value, 0) } };
     case 13: return { extension: 'nonTransferableAccount' };
+    case 14: {
+      const state = pointer('authority', 'programId');
+      return state ? { extension: 'transferHook', state } : null;
+    }
     case 15: return { extension: 'transferHookAccount', state: { transferring: value[0] === 1 } };
+    case 18: {
+      const state = pointer('authority', 'metadataAddress');
+      return state ? { extension: 'metadataPointer', state } : null;
+    }
+    case 19: {
+      const at = { offset: 64 };
+      const name = borshString(value, at);
+      const symbol = borshString(value, at);
+      const uri = borshString(value, at);
+      const count = readU32(value, at.offset);
+      at.offset += 4;
+      const additionalMetadata: [string, string][] = [];
+      for (let i = 0; i < count; i++) additionalMetadata.push([borshString(value, at), borshString(value, at)]);
+      return {
+        extension: 'tokenMetadata',
+        state: { updateAuthority: optionalNonZeroAddress(value, 0), mint: readAddress(value, 32), name, symbol, uri, additionalMetadata },
+      };
+    }
+    case 20: {
+      const state = pointer('authority', 'groupAddress');
+      return state ? { extension: 'groupPointer', state } : null;
+    }
+    case 21:
+      if (value.length !== 80) return null;
+      return { extension: 'tokenGroup', state: { updateAuthority: optionalNonZeroAddress(value, 0), mint: readAddress(value, 32), size: readU64(value, 64), maxSize: readU64(value, 72) } };
+    case 22: {
+      const state = pointer('authority', 'memberAddress');
+      return state ? { extension: 'groupMemberPointer', state } : null;
+    }
+    case 23:
+      if (value.length !== 72) return null;
+      return { extension: 'tokenGroupMember', state: { mint: readAddress(value, 0), group: readAddress(value, 32), memberNumber: readU64(value, 64) } };
+    case EXTENSION_SCALED_UI_AMOUNT: {
+      const config = scaledUiAmountOf(value);
+      if (!config) return null;
+      return {
+        extension: 'scaledUiAmountConfig',
+        state: {
+          authority: config.authority,
+          multiplier: rustF64(config.multiplier),
+          newMultiplierEffectiveTimestamp: config.newMultiplierEffectiveTimestamp,
+          newMultiplier: rustF64(config.newMultiplier),
+        },
+      };
+    }
+    case 26:
+      if (value.length !== 33) return null;
+      return { extension: 'pausableConfig', state: { authority: optionalNonZeroAddress(value, 0), paused: value[32] === 1 } };
     case 27: return { extension: 'pausableAccount' };
-    default: return { extension: 'unparseableExtension' };
+    default: return null;
   }
 }
 
@@ -150,20 +376,20 @@ export interface ParsedAccountData {
 }
 
 /**
- * `lookupMint` returns the mint's decimals (token accounts show amounts with them) or null when
+ * `lookupMint` returns what the mint's amounts need (decimals, interest, multiplier), or null when
  * the mint is missing, which makes the account unparsable.
  */
 export function parseTokenProgramAccount(
   data: Uint8Array,
   program: string,
-  lookupDecimals: (mint: Address) => number | null,
+  lookupMint: (mint: Address) => MintAmountContext | null,
 ): ParsedAccountData | null {
   if (!isTokenProgram(program)) return null;
   const programName = program === TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022';
   const hasExtensions = program === TOKEN_2022_PROGRAM && data.length > ACCOUNT_LEN;
   const account = decodeTokenAccount(data, program);
   if (account) {
-    const decimals = lookupDecimals(account.mint);
+    const decimals = lookupMint(account.mint);
     if (decimals === null) return null;
     const info: Record<string, unknown> = {
       isNative: account.isNative !== null,

@@ -5,7 +5,7 @@ import {
   encodeAccount,
   encodingOption,
   matchesFilters,
-  mintDecimals,
+  mintAmounts,
   parseFilters,
   readAccount,
   type AccountEncoding,
@@ -18,6 +18,8 @@ import { withContext, type RpcMethodTable } from './rpcContext.ts';
 import { invalidParam, invalidParams } from './rpcErrors.ts';
 
 const MAX_MULTIPLE_ACCOUNTS = 100;
+/** getTokenLargestAccounts answers the top 20, as the validator does. */
+const MAX_LARGEST_TOKEN_ACCOUNTS = 20;
 /** Largest account the runtime allows (MAX_PERMITTED_DATA_LENGTH). */
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
 
@@ -116,9 +118,26 @@ export function accountMethods(chain: Chain): RpcMethodTable {
       checkContext(chain, configParam(params, 1));
       const account = readAccount(chain, address);
       const token = account ? decodeTokenAccount(account.data, account.owner) : null;
-      const decimals = token ? mintDecimals(chain, token.mint) : null;
-      if (!token || decimals === null) throw invalidParam('not a Token account');
-      return withContext(chain, uiTokenAmount(token.amount, decimals));
+      const amounts = token ? mintAmounts(chain, token.mint) : null;
+      if (!token || amounts === null) throw invalidParam('not a Token account');
+      return withContext(chain, uiTokenAmount(token.amount, amounts));
+    },
+
+    getTokenLargestAccounts(params) {
+      const mintAddress = addressParam(requireParam(params, 0, 'mint'));
+      checkContext(chain, configParam(params, 1));
+      const account = readAccount(chain, mintAddress);
+      const mint = account ? decodeMint(account.data, account.owner) : null;
+      if (!account || !mint) throw invalidParam('not a Token mint');
+      const holders = programAccounts(chain, account.owner as Address).flatMap(({ pubkey, account: holder }) => {
+        const token = decodeTokenAccount(holder.data, holder.owner);
+        return token && token.mint === mintAddress ? [{ address: pubkey, amount: token.amount }] : [];
+      });
+      holders.sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1));
+      return withContext(
+        chain,
+        holders.slice(0, MAX_LARGEST_TOKEN_ACCOUNTS).map(({ address, amount }) => ({ address, ...uiTokenAmount(amount, mintAmounts(chain, mintAddress)!) })),
+      );
     },
 
     getTokenSupply(params) {
@@ -127,7 +146,7 @@ export function accountMethods(chain: Chain): RpcMethodTable {
       const account = readAccount(chain, address);
       const mint = account ? decodeMint(account.data, account.owner) : null;
       if (!mint) throw invalidParam('not a Token mint');
-      return withContext(chain, uiTokenAmount(mint.supply, mint.decimals));
+      return withContext(chain, uiTokenAmount(mint.supply, mintAmounts(chain, address)!));
     },
   };
 }

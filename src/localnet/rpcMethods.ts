@@ -1,37 +1,52 @@
 /** The method table served over HTTP: cluster/clock methods here, the rest by topic. */
 import type { Chain } from './chain.ts';
-import { checkContext, configParam, hashParam, requireParam } from './params.ts';
+import { addressParam, arrayParam, boolOption, checkContext, commitmentOption, configParam, hashParam, requireParam, u64Param } from './params.ts';
+import { blockMethods } from './rpcBlockMethods.ts';
+import { invalidParams } from './rpcErrors.ts';
 import { accountMethods } from './rpcAccountMethods.ts';
 import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcHandler, type RpcMethodTable } from './rpcContext.ts';
 import { testMethods } from './rpcTestMethods.ts';
 import type { FaultController } from './faults.ts';
 import { transactionMethods } from './rpcTransactionMethods.ts';
 
-function clusterMethods(chain: Chain): RpcMethodTable {
-  const read = (params: unknown[], index: number) => checkContext(chain, configParam(params, index));
+const MAX_SLOT_LEADERS = 5000;
+const MAX_INFLATION_REWARD_ADDRESSES = 100;
+
+export interface Endpoints {
+  /** host:port of the JSON-RPC and PubSub servers, for getClusterNodes. */
+  rpc: string;
+  pubsub: string;
+}
+
+function clusterMethods(chain: Chain, endpoints: () => Endpoints | null): RpcMethodTable {
+  /** Checks the config's commitment and minContextSlot; returns the slot that commitment sees. */
+  const read = (params: unknown[], index: number): number => {
+    const config = configParam(params, index);
+    checkContext(chain, config);
+    return chain.slotAt(commitmentOption(config));
+  };
   return {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': SOLANA_CORE_VERSION, 'feature-set': FEATURE_SET }),
     getGenesisHash: () => chain.genesisHash,
     getIdentity: () => ({ identity: chain.identity }),
     getSlot(params) {
-      read(params, 0);
-      return chain.slot;
+      return read(params, 0);
     },
+    // Block heights equal slots here (slots a warp jumps over still count).
     getBlockHeight(params) {
-      read(params, 0);
-      return chain.blockHeight;
+      return read(params, 0);
     },
     getTransactionCount(params) {
       read(params, 0);
       return chain.processedTransactionCount;
     },
     getEpochInfo(params) {
-      read(params, 0);
-      const { epoch, slotIndex, slotsInEpoch } = chain.epochInfo();
+      const slot = read(params, 0);
+      const { epoch, slotIndex, slotsInEpoch } = chain.epochInfo(slot);
       return {
-        absoluteSlot: chain.slot,
-        blockHeight: chain.blockHeight,
+        absoluteSlot: slot,
+        blockHeight: slot,
         epoch,
         slotIndex,
         slotsInEpoch,
@@ -39,23 +54,122 @@ function clusterMethods(chain: Chain): RpcMethodTable {
       };
     },
     getLatestBlockhash(params) {
-      read(params, 0);
-      return withContext(chain, chain.latestBlockhash());
+      const config = configParam(params, 0);
+      checkContext(chain, config);
+      return withContext(chain, chain.latestBlockhash(commitmentOption(config)));
     },
     isBlockhashValid(params) {
       const blockhash = hashParam(requireParam(params, 0, 'blockhash'));
       read(params, 1);
       return withContext(chain, chain.isBlockhashValid(blockhash));
     },
+    getEpochSchedule() {
+      const schedule = chain.svm.getEpochSchedule();
+      return {
+        slotsPerEpoch: schedule.slotsPerEpoch,
+        leaderScheduleSlotOffset: schedule.leaderScheduleSlotOffset,
+        warmup: schedule.warmup,
+        firstNormalEpoch: schedule.firstNormalEpoch,
+        firstNormalSlot: schedule.firstNormalSlot,
+      };
+    },
+    getSupply(params) {
+      const config = configParam(params, 0);
+      checkContext(chain, config);
+      boolOption(config, 'excludeNonCirculatingAccountsList', false);
+      // No lamports are locked away on a local chain: all of the supply circulates.
+      const total = chain.capitalization;
+      return withContext(chain, { total, circulating: total, nonCirculating: 0n, nonCirculatingAccounts: [] });
+    },
+    // One validator (this chain's identity) leads every slot and holds all the stake.
+    getSlotLeader(params) {
+      read(params, 0);
+      return chain.identity;
+    },
+    getSlotLeaders(params) {
+      u64Param(requireParam(params, 0, 'start slot'), 'start slot');
+      const limit = Number(u64Param(requireParam(params, 1, 'limit'), 'limit'));
+      if (limit > MAX_SLOT_LEADERS) throw invalidParams(`Invalid limit; max ${MAX_SLOT_LEADERS}`);
+      return Array.from({ length: limit }, () => chain.identity);
+    },
+    getLeaderSchedule(params) {
+      // [slot?, config?]; the slot may be null, or left out with the config first.
+      const explicitSlot = typeof params[0] === 'number' || typeof params[0] === 'string';
+      const configIndex = explicitSlot || params[0] === null ? 1 : 0;
+      const config = configParam(params, configIndex);
+      const slot = explicitSlot ? Number(u64Param(params[0], 'slot')) : read(params, configIndex);
+      if (config.identity !== undefined && config.identity !== null) {
+        const identity = addressParam(config.identity);
+        if (identity !== chain.identity) return {};
+      }
+      const { epoch, slotsInEpoch } = chain.epochInfo(slot);
+      // As on the validator: the schedule is known up to the epoch after the current one.
+      if (epoch > chain.epochInfo().epoch + 1n) return null;
+      return { [chain.identity]: Array.from({ length: Number(slotsInEpoch) }, (_, i) => i) };
+    },
+    getClusterNodes() {
+      const where = endpoints();
+      return [{
+        pubkey: chain.identity,
+        gossip: null,
+        tvu: null,
+        tpu: null,
+        tpuQuic: null,
+        tpuForwards: null,
+        tpuForwardsQuic: null,
+        tpuVote: null,
+        serveRepair: null,
+        rpc: where?.rpc ?? null,
+        pubsub: where?.pubsub ?? null,
+        version: SOLANA_CORE_VERSION,
+        featureSet: FEATURE_SET,
+        shredVersion: 0,
+      }];
+    },
+    // No vote program runs here: there are no vote accounts, and so no inflation rewards.
+    getVoteAccounts(params) {
+      read(params, 0);
+      return { current: [], delinquent: [] };
+    },
+    getInflationReward(params) {
+      const addresses = arrayParam(requireParam(params, 0, 'addresses'), 'addresses', MAX_INFLATION_REWARD_ADDRESSES).map(addressParam);
+      const config = configParam(params, 1);
+      checkContext(chain, config);
+      if (config.epoch !== undefined && config.epoch !== null) u64Param(config.epoch, 'epoch');
+      return addresses.map(() => null);
+    },
+    getStakeMinimumDelegation(params) {
+      read(params, 0);
+      return withContext(chain, chain.stakeMinimumDelegation());
+    },
+    minimumLedgerSlot() {
+      return chain.firstAvailableBlock;
+    },
+    getMaxRetransmitSlot() {
+      return chain.slot;
+    },
+    getMaxShredInsertSlot() {
+      return chain.slot;
+    },
   };
 }
 
-export function createRpcMethods(chain: Chain, options: { testMode: boolean; faults?: FaultController | undefined }): ReadonlyMap<string, RpcHandler> {
-  return new Map(Object.entries({
-    ...clusterMethods(chain),
+export function createRpcMethods(
+  chain: Chain,
+  options: { testMode: boolean; faults?: FaultController | undefined; endpoints?: () => Endpoints | null },
+): ReadonlyMap<string, RpcHandler> {
+  const table: RpcMethodTable = {
+    ...clusterMethods(chain, options.endpoints ?? (() => null)),
     ...accountMethods(chain),
     ...transactionMethods(chain),
+    ...blockMethods(chain),
     // Absent (→ "Method not found") unless the chain was started in test mode.
     ...(options.testMode ? testMethods(chain, options.faults) : {}),
-  }));
+  };
+  // Every request first brings the slot up to the wall clock, so an answer never lags the clock
+  // even when the event loop was too busy to run the slot timer on time.
+  return new Map(Object.entries(table).map(([name, handler]) => [name, (params: unknown[]) => {
+    chain.tick();
+    return handler(params);
+  }]));
 }

@@ -10,6 +10,12 @@ const MAX_WARP = 1_000_000;
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
 
 export function testMethods(chain: Chain, faults?: FaultController): RpcMethodTable {
+  const warp = (params: unknown[]): number => {
+    const count = u64Param(requireParam(params, 0, 'slot count'), 'slot count');
+    if (count < 1n || count > BigInt(MAX_WARP)) throw invalidParams(`Invalid params: slot count must be between 1 and ${MAX_WARP}.`);
+    chain.advanceSlots(Number(count));
+    return chain.slot;
+  };
   return {
     /** params: [changes] — merges fault settings (see faults.ts); returns the settings now in force. */
     localnet_setFaults(params) {
@@ -50,12 +56,18 @@ export function testMethods(chain: Chain, faults?: FaultController): RpcMethodTa
       return null;
     },
 
-    /** params: [n] — advances n slots (each with a new blockhash); returns the new slot. */
+    /**
+     * params: [n] — moves the chain n slots (and n × 400 ms of block time) forward at once, each
+     * slot with a new blockhash, so a test need not wait for blockhashes to expire or for
+     * finality; the slot clock keeps running from there. Returns the new slot.
+     */
     localnet_warpSlots(params) {
-      const count = u64Param(requireParam(params, 0, 'slot count'), 'slot count');
-      if (count < 1n || count > BigInt(MAX_WARP)) throw invalidParams(`Invalid params: slot count must be between 1 and ${MAX_WARP}.`);
-      chain.advanceSlots(Number(count));
-      return chain.slot;
+      return warp(params);
+    },
+
+    /** The same as localnet_warpSlots (the name tests of other tools use). */
+    localnet_advanceSlots(params) {
+      return warp(params);
     },
   };
 }

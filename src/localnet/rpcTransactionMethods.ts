@@ -1,5 +1,4 @@
 /** Sending, simulating and looking up transactions; fees; the faucet. */
-import { getBase58Decoder, getBase64Decoder } from '@solana/kit';
 import { encodeAccount, encodingOption, readAccount } from './accounts.ts';
 import type { Chain, TxRecord } from './chain.ts';
 import {
@@ -18,13 +17,12 @@ import {
 import { withContext, type RpcMethodTable } from './rpcContext.ts';
 import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
 import { AirdropError, feeForMessage, requestAirdrop, simulateTransaction, submitTransaction } from './transactions.ts';
-import { decodeMessageText, decodeTransactionText, signaturesOf, WireError, type BinaryEncoding, type WireTransaction } from './wire.ts';
+import { encodeTransactionWithMeta, parsedInnerInstructions, transactionEncodingOption } from './txEncoding.ts';
+import { decodeMessageText, decodeTransactionText, WireError, type BinaryEncoding, type WireTransaction } from './wire.ts';
 
 const MAX_SIGNATURE_STATUSES = 256;
 const MAX_PRIORITIZATION_FEE_ACCOUNTS = 128;
 
-const base58 = getBase58Decoder();
-const base64 = getBase64Decoder();
 
 function binaryEncoding(config: Config): BinaryEncoding {
   const encoding = config.encoding ?? 'base58';
@@ -51,48 +49,13 @@ function statusOf(chain: Chain, record: TxRecord) {
   };
 }
 
-/** getTransaction's `transaction` field in the "json" encoding. */
-function transactionJson(wire: WireTransaction) {
-  const message = wire.message;
-  return {
-    signatures: signaturesOf(wire),
-    message: {
-      accountKeys: message.staticAccounts,
-      header: {
-        numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
-        numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
-        numRequiredSignatures: message.header.numSignerAccounts,
-      },
-      instructions: message.instructions.map((ix) => ({
-        accounts: ix.accountIndices ?? [],
-        data: base58.decode(ix.data ?? new Uint8Array()),
-        programIdIndex: ix.programAddressIndex,
-        stackHeight: null,
-      })),
-      recentBlockhash: message.lifetimeToken,
-      ...(message.version === 0
-        ? {
-            addressTableLookups: (message.addressTableLookups ?? []).map((lookup) => ({
-              accountKey: lookup.lookupTableAddress,
-              readonlyIndexes: lookup.readonlyIndexes,
-              writableIndexes: lookup.writableIndexes,
-            })),
-          }
-        : {}),
-    },
-  };
-}
-
 function getTransaction(chain: Chain, params: unknown[]) {
   const signature = signatureParam(requireParam(params, 0, 'signature'));
   // The second param may also be a bare encoding string (deprecated form).
   const config: Config = typeof params[1] === 'string' ? { encoding: params[1] } : configParam(params, 1);
   const commitment = commitmentOption(config);
   if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
-  const encoding = config.encoding ?? 'json';
-  if (encoding !== 'json' && encoding !== 'base64' && encoding !== 'base58') {
-    throw invalidParams(`Invalid params: encoding ${String(encoding)} is not supported by the local chain; use json, base64 or base58.`);
-  }
+  const encoding = transactionEncodingOption(config.encoding);
   const maxVersion = config.maxSupportedTransactionVersion;
   if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) {
     throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0.');
@@ -100,38 +63,22 @@ function getTransaction(chain: Chain, params: unknown[]) {
   const record = chain.getRecord(signature);
   if (!record || !record.wire) return null;
   if (commitment === 'finalized' && chain.confirmationOf(record).confirmationStatus !== 'finalized') return null;
-  const version = record.wire.message.version;
+  checkVersionSupported(record.wire.message.version, maxVersion);
+  return {
+    slot: record.slot,
+    blockTime: record.blockTime,
+    ...encodeTransactionWithMeta({ ...record, wire: record.wire }, encoding, maxVersion === 0),
+  };
+}
+
+/** A v0 transaction needs the client to say it understands v0 (as the validator requires). */
+export function checkVersionSupported(version: 'legacy' | 0, maxVersion: unknown): void {
   if (version === 0 && (maxVersion === undefined || maxVersion === null)) {
     throw new RpcError(
       RpcErrorCode.UNSUPPORTED_TRANSACTION_VERSION,
       'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
     );
   }
-  const transaction =
-    encoding === 'json'
-      ? transactionJson(record.wire)
-      : [encoding === 'base64' ? base64.decode(record.wire.bytes) : base58.decode(record.wire.bytes), encoding];
-  return {
-    slot: record.slot,
-    blockTime: record.blockTime,
-    transaction,
-    meta: {
-      err: record.err,
-      status: record.err === null ? { Ok: null } : { Err: record.err },
-      fee: record.fee,
-      preBalances: record.preBalances,
-      postBalances: record.postBalances,
-      innerInstructions: record.innerInstructions,
-      logMessages: record.logs,
-      preTokenBalances: record.preTokenBalances,
-      postTokenBalances: record.postTokenBalances,
-      rewards: [],
-      loadedAddresses: record.loadedAddresses,
-      computeUnitsConsumed: record.computeUnitsConsumed,
-      ...(record.returnData ? { returnData: record.returnData } : {}),
-    },
-    ...(maxVersion === 0 ? { version } : {}),
-  };
 }
 
 export function transactionMethods(chain: Chain): RpcMethodTable {
@@ -170,6 +117,7 @@ export function transactionMethods(chain: Chain): RpcMethodTable {
       const wire = decodeTransaction(params, config);
       checkContext(chain, config);
       const sigVerify = boolOption(config, 'sigVerify', false);
+      const withInnerInstructions = boolOption(config, 'innerInstructions', false);
       const replaceRecentBlockhash = boolOption(config, 'replaceRecentBlockhash', false);
       if (sigVerify && replaceRecentBlockhash) throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
       const accountsConfig = config.accounts as { addresses?: unknown; encoding?: unknown } | undefined | null;
@@ -191,7 +139,8 @@ export function transactionMethods(chain: Chain): RpcMethodTable {
         accounts: accounts ?? null,
         unitsConsumed: result.unitsConsumed,
         returnData: result.returnData,
-        innerInstructions: null,
+        // Parsed (jsonParsed) like agave's simulate_transaction; null unless asked for.
+        innerInstructions: withInnerInstructions ? parsedInnerInstructions(result.innerInstructions, result.accountKeys) : null,
         replacementBlockhash: result.replacementBlockhash ?? null,
       });
     },

@@ -15,7 +15,8 @@ import {
 import { FailedTransactionMetadata, type TransactionMetadata, type SimulatedTransactionInfo } from 'litesvm';
 import type { Chain, InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson } from './chain.ts';
 import { calculateFee, LAMPORTS_PER_SIGNATURE, readComputeBudget } from './fees.ts';
-import { decodeMint, decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
+import { mintAmounts } from './accounts.ts';
+import { decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
 import { transactionErrorMessage, transactionErrorToJson, type TransactionErrorJson } from './txErrors.ts';
 import { withBlockhash, type DecodedMessage, type WireTransaction } from './wire.ts';
 
@@ -55,6 +56,9 @@ export interface SimulationResult {
   returnData: ReturnDataJson | null;
   /** Writable accounts as the transaction left them. */
   postAccounts: PostSimulationAccount[];
+  innerInstructions: InnerInstructionsJson[];
+  /** The message's account keys (static, then loaded), which inner instructions index into. */
+  accountKeys: string[];
   replacementBlockhash?: { blockhash: string; lastValidBlockHeight: number };
 }
 
@@ -64,7 +68,20 @@ export type SubmitOutcome =
   | { kind: 'signatureFailure' }
   | { kind: 'preflightFailure'; message: string; simulation: SimulationResult };
 
-const rejected = (err: TransactionErrorJson): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, returnData: null, postAccounts: [] });
+const rejected = (err: TransactionErrorJson): SimulationResult => ({
+  err,
+  logs: [],
+  unitsConsumed: 0n,
+  returnData: null,
+  postAccounts: [],
+  innerInstructions: [],
+  accountKeys: [],
+});
+
+function accountKeysFor(chain: Chain, message: DecodedMessage): string[] {
+  const loaded = chain.resolveLoadedAddresses(message) ?? { writable: [], readonly: [] };
+  return [...message.staticAccounts, ...loaded.writable, ...loaded.readonly];
+}
 
 function returnDataOf(meta: TransactionMetadata): ReturnDataJson | null {
   const returnData = meta.returnData();
@@ -125,6 +142,8 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
       unitsConsumed: meta.computeUnitsConsumed(),
       returnData: returnDataOf(meta),
       postAccounts: [],
+      innerInstructions: innerInstructionsOf(meta),
+      accountKeys: accountKeysFor(chain, wire.message),
     };
   }
   const meta = result.meta();
@@ -140,6 +159,8 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
       owner: a.programAddress,
       executable: a.executable,
     })),
+    innerInstructions: innerInstructionsOf(meta),
+    accountKeys: accountKeysFor(chain, wire.message),
   };
 }
 
@@ -178,15 +199,14 @@ function tokenBalances(chain: Chain, keys: readonly Address[]): TokenBalanceJson
     if (!account.exists || !isTokenProgram(account.programAddress)) return;
     const token = decodeTokenAccount(account.data, account.programAddress);
     if (!token) return;
-    const mintAccount = chain.svm.getAccount(token.mint);
-    const mint = mintAccount.exists ? decodeMint(mintAccount.data, mintAccount.programAddress) : null;
+    const mint = mintAmounts(chain, token.mint);
     if (!mint) return;
     balances.push({
       accountIndex,
       mint: token.mint,
       owner: token.owner,
       programId: account.programAddress,
-      uiTokenAmount: uiTokenAmount(token.amount, mint.decimals),
+      uiTokenAmount: uiTokenAmount(token.amount, mint),
     });
   });
   return balances;
@@ -277,6 +297,7 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
       writableAccounts,
     },
     writableAccounts,
+    keys,
   );
   return accepted;
 }
@@ -297,7 +318,7 @@ export function requestAirdrop(chain: Chain, recipient: Address, lamports: bigin
   // The faucet transaction is deterministic per blockhash: a second identical request in the same
   // slot would be a duplicate, so move to a fresh blockhash and retry once.
   if (result instanceof FailedTransactionMetadata && transactionErrorToJson(result) === 'AlreadyProcessed') {
-    chain.advanceSlots(1);
+    chain.refreshBlockhash();
     result = chain.svm.airdrop(recipient, lamports as Lamports);
   }
   if (result === null) throw new AirdropError('airdrop request failed');

@@ -1,12 +1,17 @@
 /**
- * The PubSub WebSocket endpoint: signature, slot and account subscriptions, enough for
- * @solana/kit's sendAndConfirmTransactionFactory and airdropFactory.
+ * The PubSub WebSocket endpoint: the subscriptions @solana/kit and web3.js v1 use — account,
+ * program, logs, signature, slot, slotsUpdates and root — in agave's notification shapes.
+ *
+ * A subscribe request that fails is answered with its error at once; the same failing request
+ * repeated on the same socket is answered more and more slowly (1 s, 2 s, … 30 s), because
+ * web3.js v1 re-sends a failed subscription immediately and forever, which would otherwise turn
+ * into a busy loop on both ends.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Address } from '@solana/kit';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CLOSED_ACCOUNT, encodeAccount, encodingOption, readAccount, type AccountEncoding } from './accounts.ts';
+import { CLOSED_ACCOUNT, encodeAccount, encodingOption, matchesFilters, parseFilters, readAccount, type AccountEncoding, type AccountFilter } from './accounts.ts';
 import type { Chain, Logger, TxRecord } from './chain.ts';
 import { FINALIZATION_DEPTH } from './chain.ts';
 import { stringifyJson } from './json.ts';
@@ -16,24 +21,61 @@ import { invalidParams, methodNotFound, RpcError, RpcErrorCode } from './rpcErro
 type Subscription =
   | { kind: 'signature'; signature: string; commitment: Commitment }
   | { kind: 'slot' }
-  | { kind: 'account'; address: Address; encoding: AccountEncoding; last: string };
+  | { kind: 'account'; address: Address; encoding: AccountEncoding; last: string }
+  | { kind: 'program'; program: Address; encoding: AccountEncoding; filters: AccountFilter[] }
+  | { kind: 'logs'; mentions: string | null; commitment: Commitment; pending: TxRecord[] }
+  | { kind: 'root'; last: number }
+  | { kind: 'slotsUpdates' };
 
 interface Client {
   readonly socket: WebSocket;
   readonly subscriptions: Map<number, Subscription>;
+  /** Failing subscribe requests (method + params) → how often each has failed. */
+  readonly failures: Map<string, number>;
 }
+
+const MAX_FAILURE_DELAY_MS = 30_000;
+const MAX_REMEMBERED_FAILURES = 100;
 
 export interface WsRpcServer {
   readonly port: number;
   close(): Promise<void>;
 }
 
-const NOTIFICATION_METHODS = { signature: 'signatureNotification', slot: 'slotNotification', account: 'accountNotification' } as const;
+const NOTIFICATION_METHODS = {
+  signature: 'signatureNotification',
+  slot: 'slotNotification',
+  account: 'accountNotification',
+  program: 'programNotification',
+  logs: 'logsNotification',
+  root: 'rootNotification',
+  slotsUpdates: 'slotsUpdatesNotification',
+} as const;
 const UNSUBSCRIBE_METHODS: Record<string, Subscription['kind']> = {
   signatureUnsubscribe: 'signature',
   slotUnsubscribe: 'slot',
   accountUnsubscribe: 'account',
+  programUnsubscribe: 'program',
+  logsUnsubscribe: 'logs',
+  rootUnsubscribe: 'root',
+  slotsUpdatesUnsubscribe: 'slotsUpdates',
 };
+
+/** Every key a landed transaction referenced (what logsSubscribe's `mentions` looks in). */
+function keysOf(record: TxRecord): readonly string[] {
+  if (!record.wire) return record.writableAccounts;
+  return [...record.wire.message.staticAccounts, ...record.loadedAddresses.writable, ...record.loadedAddresses.readonly];
+}
+
+function logsFilter(value: unknown): string | null {
+  if (value === 'all' || value === 'allWithVotes') return null;
+  const mentions = (value as { mentions?: unknown } | null)?.mentions;
+  if (typeof value === 'object' && value !== null && Array.isArray(mentions)) {
+    if (mentions.length !== 1) throw invalidParams('Invalid Request: Only 1 address supported');
+    return addressParam(mentions[0]);
+  }
+  throw invalidParams('Invalid params: unknown variant, expected one of `all`, `allWithVotes`, `{ mentions: [address] }`.');
+}
 
 export function startWsServer(options: { host: string; port: number; chain: Chain; logger: Logger }): Promise<WsRpcServer> {
   const { chain, logger } = options;
@@ -68,20 +110,48 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
     }
   }
 
+  const logsNotification = (record: TxRecord) => ({
+    context: { slot: record.slot },
+    value: { signature: record.signature, err: record.err, logs: record.logs },
+  });
+
   const unlisten = [
-    chain.transactionLanded.on((record) =>
+    chain.transactionLanded.on((record) => {
       each('signature', (client, id, sub) => {
         if (sub.signature === record.signature) settleSignature(client, id, sub, record);
-      }),
-    ),
+      });
+      each('logs', (client, id, sub) => {
+        if (sub.mentions !== null && !keysOf(record).includes(sub.mentions)) return;
+        // Finalized subscribers hear of it once it is 32 slots deep.
+        if (sub.commitment === 'finalized') sub.pending.push(record);
+        else notify(client, id, 'logs', logsNotification(record));
+      });
+    }),
     chain.slotAdvanced.on((slot) => {
-      each('slot', (client, id) => notify(client, id, 'slot', { parent: Math.max(0, slot - 1), root: Math.max(0, slot - FINALIZATION_DEPTH), slot }));
+      const root = Math.max(0, slot - FINALIZATION_DEPTH);
+      const parent = chain.blockAtOrBefore(slot - 1)?.slot ?? 0;
+      each('slot', (client, id) => notify(client, id, 'slot', { parent, root, slot }));
       each('signature', (client, id, sub) => {
         const record = chain.getRecord(sub.signature);
         if (record) settleSignature(client, id, sub, record);
       });
+      each('logs', (client, id, sub) => {
+        while (sub.pending.length > 0 && sub.pending[0]!.slot <= root) notify(client, id, 'logs', logsNotification(sub.pending.shift()!));
+      });
+      each('root', (client, id, sub) => {
+        if (root === sub.last) return;
+        sub.last = root;
+        notify(client, id, 'root', root);
+      });
+      const timestamp = Date.now();
+      each('slotsUpdates', (client, id) => {
+        notify(client, id, 'slotsUpdates', { type: 'createdBank', parent, slot, timestamp });
+        notify(client, id, 'slotsUpdates', { type: 'completed', slot, timestamp });
+        notify(client, id, 'slotsUpdates', { type: 'optimisticConfirmation', slot, timestamp });
+        notify(client, id, 'slotsUpdates', { type: 'root', slot: root, timestamp });
+      });
     }),
-    chain.accountsChanged.on((addresses) =>
+    chain.accountsChanged.on((addresses) => {
       each('account', (client, id, sub) => {
         if (!addresses.includes(sub.address)) return;
         const view = accountView(sub);
@@ -89,8 +159,15 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
         if (fingerprint === sub.last) return;
         sub.last = fingerprint;
         notify(client, id, 'account', { context: { slot: chain.slot }, value: view });
-      }),
-    ),
+      });
+      each('program', (client, id, sub) => {
+        for (const changed of addresses) {
+          const account = readAccount(chain, changed as Address);
+          if (!account || account.owner !== sub.program || !matchesFilters(account.data, sub.filters)) continue;
+          notify(client, id, 'program', { context: { slot: chain.slot }, value: { pubkey: changed, account: accountView({ address: changed as Address, encoding: sub.encoding }) } });
+        }
+      });
+    }),
   ];
 
   function subscribe(client: Client, method: string, params: unknown[]): number {
@@ -113,6 +190,24 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
         client.subscriptions.set(id, sub);
         return id;
       }
+      case 'programSubscribe': {
+        const program = addressParam(requireParam(params, 0, 'program id'));
+        const config = configParam(params, 1);
+        commitmentOption(config);
+        client.subscriptions.set(id, { kind: 'program', program, encoding: encodingOption(config, 'binary'), filters: parseFilters(config.filters) });
+        return id;
+      }
+      case 'logsSubscribe': {
+        const mentions = logsFilter(requireParam(params, 0, 'filter'));
+        client.subscriptions.set(id, { kind: 'logs', mentions, commitment: commitmentOption(configParam(params, 1)), pending: [] });
+        return id;
+      }
+      case 'rootSubscribe':
+        client.subscriptions.set(id, { kind: 'root', last: Math.max(0, chain.slot - FINALIZATION_DEPTH) });
+        return id;
+      case 'slotsUpdatesSubscribe':
+        client.subscriptions.set(id, { kind: 'slotsUpdates' });
+        return id;
       default:
         throw methodNotFound();
     }
@@ -128,6 +223,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
     }
     const id = typeof request?.id === 'number' || typeof request?.id === 'string' ? request.id : null;
     const reply = (body: object) => client.socket.send(stringifyJson({ jsonrpc: '2.0', ...body, id }));
+    const failureKey = `${String(request?.method)} ${stringifyJson(request?.params ?? null)}`;
     try {
       if (typeof request !== 'object' || request === null || typeof request.method !== 'string') {
         throw new RpcError(RpcErrorCode.INVALID_REQUEST, 'Invalid request');
@@ -153,7 +249,19 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       }
     } catch (err) {
       if (err instanceof RpcError) {
-        reply({ error: { code: err.code, message: err.message } });
+        const failures = client.failures.get(failureKey) ?? 0;
+        client.failures.delete(failureKey);
+        client.failures.set(failureKey, failures + 1);
+        if (client.failures.size > MAX_REMEMBERED_FAILURES) client.failures.delete(client.failures.keys().next().value!);
+        const error = { error: { code: err.code, message: err.message } };
+        if (failures === 0) {
+          reply(error);
+        } else {
+          const timer = setTimeout(() => {
+            if (client.socket.readyState === client.socket.OPEN) reply(error);
+          }, Math.min(MAX_FAILURE_DELAY_MS, 1000 * 2 ** (failures - 1)));
+          timer.unref();
+        }
       } else {
         logger.error({ err }, 'localnet WebSocket request failed');
         reply({ error: { code: RpcErrorCode.INTERNAL_ERROR, message: 'Internal error' } });
@@ -167,7 +275,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
   });
   const wss = new WebSocketServer({ server: httpServer, maxPayload: 1024 * 1024 });
   wss.on('connection', (socket) => {
-    const client: Client = { socket, subscriptions: new Map() };
+    const client: Client = { socket, subscriptions: new Map(), failures: new Map() };
     clients.add(client);
     socket.on('message', (data, isBinary) => {
       if (!isBinary) handleMessage(client, data.toString());

@@ -80,7 +80,9 @@ const MNEMONIC_KEYS_PER_TASK = 8;
 const MIN_KEYS_PER_TASK = 32;
 const VANITY_SLICE_MS = 100;
 
-const WORKER_URL = new URL('./workerEntry.mjs', import.meta.url).href;
+// Built (dist/, plain JavaScript: `npm run build`): the worker module itself. From source: an entry
+// that registers tsx first, since a worker does not inherit a loader registered through tsx's API.
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './workerEntry.mjs' : './worker.js', import.meta.url).href;
 
 /** Joins batches into the response body: each list's first item loses its leading comma. */
 export function assembleBody(batches: BatchView[], keysTried: number): GeneratedWallets {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { buildApp, type CinderApp } from '../../src/app.ts';
 import { createChainAdapter, type ChainAdapterOptions } from '../../src/chain/chainAdapter.ts';
@@ -5,6 +8,9 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
 import { startTestChain, type TestChain } from './localChain.ts';
+
+/** SERVER_SECRET of every app createTestApp builds (spawned servers that share a Redis with them use it too). */
+export const TEST_SERVER_SECRET = 'cinder-test-server-secret-not-for-production';
 
 export interface TestApp {
   app: CinderApp;
@@ -28,8 +34,12 @@ export async function createTestApp(
     RATE_LIMIT_GENERATE_PER_MIN: '100000',
     RATE_LIMIT_WALLETS_PER_MIN: '100000000',
     RATE_LIMIT_STATUS_PER_MIN: '100000',
+    // One secret for every test app, as every instance on one Redis must share it.
+    SERVER_SECRET: TEST_SERVER_SECRET,
   });
-  const config = Object.freeze({ ...defaults, ...overrides });
+  // Each app its own idempotency journal (without Redis), unless the test shares one on purpose.
+  const stateDir = overrides.stateDir ?? (await mkdtemp(join(tmpdir(), 'cinder-state-')));
+  const config = Object.freeze({ ...defaults, stateDir, ...overrides });
   const chunks: string[] = [];
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -41,7 +51,12 @@ export async function createTestApp(
   const chainAdapter = createChainAdapter({
     rpcUrl: chain.localnet.rpcUrl,
     commitment: config.commitment,
+    maxRequestsPerSecond: config.solanaRpcMaxRps,
     pollIntervalMs: 50,
+    // The test chain makes a slot every 50 ms, 8 times a real cluster's pace: the cached blockhash
+    // ages 8 times faster too.
+    blockhashRefreshAfterMs: 600,
+    blockhashMaxAgeMs: 2500,
     ...options.chainAdapter,
   });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
@@ -55,6 +70,7 @@ export async function createTestApp(
       await app.close();
       await wallets.close();
       if (!options.chain) await chain.close();
+      if (!overrides.stateDir) await rm(stateDir, { recursive: true, force: true });
     },
   };
 }

@@ -235,11 +235,17 @@ describe('start-up warning', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    // 'close': the process has exited AND both pipes are read to the end. Standard output and
+    // standard error are two pipes read independently, so "Cinder listening on" (stdout) can
+    // arrive before a warning written earlier to stderr: only complete output is checked.
+    const closed = new Promise((resolve) => child.once('close', resolve));
     try {
       const deadline = Date.now() + 60_000;
       while (!output.includes('Cinder listening on') && child.exitCode === null && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      child.kill('SIGTERM');
+      await closed;
       assert.match(output, /Cinder listening on/, output);
       const warning = output.split('\n').find((line) => line.includes('non-loopback'));
       assert.ok(warning, output);
@@ -249,8 +255,8 @@ describe('start-up warning', () => {
       assert.match(entry.msg, /^WARNING: listening on a non-loopback address without API_KEYS/);
       assert.match(output, /^cinder: WARNING: listening on 0\.0\.0\.0 \(not loopback\) without API_KEYS/m);
     } finally {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await closed;
     }
   });
 });

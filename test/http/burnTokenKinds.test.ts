@@ -193,7 +193,7 @@ describe('wrapped SOL', () => {
     assert.equal(await getLamports(t.chain, ata), 502_039_280n);
     const supplyBefore = (await fetchMint(t.chain.rpc, NATIVE_MINT)).data.supply;
     const body = await burnAndCheck(owner, NATIVE_MINT, [ata]);
-    assert.equal(body.message, `Unwrapped SOL and closed 1 account of ${NATIVE_MINT}; reclaimed 0.50203928 SOL`);
+    assert.equal(body.message, `Unwrapped SOL and closed 1 account of ${NATIVE_MINT}; reclaimed 0.50203928 SOL, fees 0.000005 SOL, net +0.50203428 SOL.`);
     assert.equal(body.details.burnedAmount, '0');
     assert.equal(body.details.tokenProgram, CLASSIC);
     assert.equal((await fetchMint(t.chain.rpc, NATIVE_MINT)).data.supply, supplyBefore);
@@ -207,7 +207,7 @@ describe('accounts an owner can still burn', () => {
     const ata = await createAta(t.chain, owner.signer, owner.signer.address, mint);
     await mintTokens(t.chain, owner.signer, mint, ata, 12_345n);
     const body = await burnAndCheck(owner, mint, [ata]);
-    assert.equal(body.message, `Burned 123.45 of ${mint} and closed 1 account; reclaimed 0.00203928 SOL`);
+    assert.equal(body.message, `Burned 123.45 of ${mint} and closed 1 account; reclaimed 0.00203928 SOL, fees 0.000005 SOL, net +0.00203428 SOL.`);
   });
 
   for (const tokenProgram of [CLASSIC, TOKEN_2022_PROGRAM_ADDRESS] as Address[]) {

@@ -18,6 +18,7 @@ import {
   setCloseAuthority,
 } from '../helpers/localChain.ts';
 import { createTestKey } from '../helpers/keys.ts';
+import { formatSol } from '../../src/burn/priorityFee.ts';
 
 let t: TestApp;
 /** Every secret handed to the app in this file, to prove none is ever echoed or logged. */
@@ -110,7 +111,7 @@ describe('POST /api/burn_tokens: success', () => {
     assert.deepEqual(body, {
       transactionId: signature,
       status: 'success',
-      message: `Burned 1,234.5 of ${h.mint} and closed 1 account; reclaimed 0.00203928 SOL`,
+      message: `Burned 1,234.5 of ${h.mint} and closed 1 account; reclaimed 0.00203928 SOL, fees ${formatSol(BigInt(details.feeLamports))} SOL, net +${formatSol(2_039_280n - BigInt(details.feeLamports))} SOL.`,
       tx_hash: signature,
       details: {
         signatures: [signature],
@@ -121,9 +122,13 @@ describe('POST /api/burn_tokens: success', () => {
         burnedAmount: '1234500000',
         decimals: 6,
         closedAccounts: [h.ata],
+        skippedAccounts: [],
         reclaimedLamports: '2039280',
         reclaimedSol: '0.00203928',
         feeLamports: details.feeLamports,
+        netLamports: (2_039_280n - BigInt(details.feeLamports)).toString(),
+        netSol: formatSol(2_039_280n - BigInt(details.feeLamports)),
+        sponsored: false,
         computeUnitLimit: details.computeUnitLimit,
         computeUnitPriceMicroLamports: details.computeUnitPriceMicroLamports,
         transactions: [
@@ -191,7 +196,7 @@ describe('POST /api/burn_tokens: success', () => {
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json();
     assert.equal(body.status, 'success');
-    assert.equal(body.message, `Closed 1 account of ${h.mint} (nothing to burn); reclaimed 0.00203928 SOL`);
+    assert.equal(body.message, `Closed 1 account of ${h.mint} (nothing to burn); reclaimed 0.00203928 SOL, fees 0.000005 SOL, net +0.00203428 SOL.`);
     assert.equal(body.details.burnedAmount, '0');
     assert.equal(await getLamports(t.chain, h.ata), 0n);
     assert.equal(await getLamports(t.chain, h.signer.address), before + 2_039_280n - 5000n);
@@ -204,7 +209,7 @@ describe('POST /api/burn_tokens: success', () => {
     const response = await burn({ mint: h.mint, priorityFee: 0, userPrivateKey: h.key });
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json();
-    assert.equal(body.message, `Burned 5 of ${h.mint} and closed 2 accounts; reclaimed 0.00407856 SOL`);
+    assert.equal(body.message, `Burned 5 of ${h.mint} and closed 2 accounts; reclaimed 0.00407856 SOL, fees 0.000005 SOL, net +0.00407356 SOL.`);
     assert.deepEqual(body.details.closedAccounts, [h.ata, aux]);
     assert.equal(await supplyOf(h.mint), 0n);
     assert.equal(await getLamports(t.chain, aux), 0n);
@@ -216,10 +221,12 @@ describe('POST /api/burn_tokens: priority fee arithmetic, checked against what t
     it(`priorityFee ${priorityFee} SOL: charged ≤ asked, within 1 lamport, and exactly what the owner paid`, async () => {
       const h = await createHolder();
       const before = await getLamports(t.chain, h.signer.address);
-      const response = await burn({ mint: h.mint, priorityFee, userPrivateKey: h.key });
+      // 0.01 SOL is more than the 0.00203928 SOL that comes back: the caller must accept the loss.
+      const response = await burn({ mint: h.mint, priorityFee, userPrivateKey: h.key, ...(priorityFee > 0.002 ? { allowNetLoss: true } : {}) });
       assert.equal(response.statusCode, 200, response.body);
       const { details } = response.json();
       const asked = BigInt(Math.round(priorityFee * 1e9));
+      assert.equal(BigInt(details.netLamports), 2_039_280n - BigInt(details.feeLamports));
       const limit = BigInt(details.computeUnitLimit);
       const price = BigInt(details.computeUnitPriceMicroLamports);
       assert.equal(price, (asked * 1_000_000n) / limit, 'price = floor(fee × 1e6 / limit)');
@@ -308,7 +315,7 @@ describe('POST /api/burn_tokens: 400 before anything is sent', () => {
         await burn({ mint: nobody, priorityFee: 0, userPrivateKey: h.key }),
         400,
         'MINT_NOT_FOUND',
-        `No account exists at mint address ${nobody}. Nothing was sent.`,
+        `No account exists at mint address ${nobody}. Nothing was sent. Cinder is running on its embedded local chain (no SOLANA_RPC_URL set), which only has the mints created on it; set SOLANA_RPC_URL to use a real cluster.`,
       );
     });
   });
@@ -381,7 +388,7 @@ describe('POST /api/burn_tokens: 400 before anything is sent', () => {
       await burn({ mint, priorityFee: 0, userPrivateKey: owner.base58SecretKey }),
       400,
       'INSUFFICIENT_SOL_FOR_FEE',
-      `${owner.address} does not hold enough SOL to pay the transaction fee. Nothing was sent.`,
+      `${owner.address} holds 0 SOL; the fees are 0.000005 SOL and a fee payer must keep 0.00089088 SOL (the rent-exempt minimum) or end at exactly 0, so 0.00089588 SOL more is needed. Nothing was sent.`,
     );
     assert.equal(await getLamports(t.chain, ata), 2_039_280n);
     assert.equal(await supplyOf(mint), 10n);
@@ -436,10 +443,12 @@ describe('POST /api/burn_tokens: HTTP edges', () => {
     assertProblem(form, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as Content-Type: application/json');
   });
 
-  it('answers 404 in problem+json for unknown routes and methods', async () => {
+  it('answers 404 in problem+json for unknown routes, 405 with Allow for a method the route does not have', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/nope?x=1' });
     assertProblem(response, 404, 'NOT_FOUND', 'No route for GET /api/nope');
-    assertProblem(await t.app.inject({ method: 'GET', url: '/api/burn_tokens' }), 404, 'NOT_FOUND', 'No route for GET /api/burn_tokens');
+    const wrongMethod = await t.app.inject({ method: 'GET', url: '/api/burn_tokens' });
+    assertProblem(wrongMethod, 405, 'METHOD_NOT_ALLOWED', 'GET is not allowed here; allowed: POST.');
+    assert.equal(wrongMethod.headers.allow, 'POST');
   });
 
   it('gives every response a request id, reusing a safe one from the caller', async () => {

@@ -337,6 +337,7 @@ describe('several server processes on one machine, one Redis', () => {
         PATH: process.env.PATH,
         PORT: String(port),
         REDIS_URL: redis.url,
+        SERVER_SECRET: 'cinder-test-server-secret-not-for-production',
         SOLANA_RPC_URL: chain.localnet.rpcUrl,
         RATE_LIMIT_GENERATE_PER_MIN: '4',
         LOG_LEVEL: 'warn',

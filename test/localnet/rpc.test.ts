@@ -43,7 +43,7 @@ describe('JSON-RPC over HTTP (test mode)', () => {
   test('malformed JSON, empty batch, unknown method and bad params', async () => {
     assert.deepEqual(JSON.parse((await postRaw(url, '{"jsonrpc":')).text), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
     assert.deepEqual(JSON.parse((await postRaw(url, '[]')).text), { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null });
-    assert.deepEqual(await rpcCall(url, 'getBlocks'), { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 1 });
+    assert.deepEqual(await rpcCall(url, 'getConfirmedBlock', [0]), { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 1 });
     assert.deepEqual((await rpcCall(url, 'getBalance', ['not-an-address'])).error, { code: -32602, message: 'Invalid param: Invalid' });
     assert.equal((await rpcCall(url, 'getBalance', [])).error?.code, -32602);
     assert.equal((await rpcCall(url, 'getSlot', [{ commitment: 'soon' }])).error?.code, -32602);
@@ -75,14 +75,22 @@ describe('JSON-RPC over HTTP (test mode)', () => {
   });
 
   test('slots, block height, epoch info and the blockhash window agree', async () => {
-    const first = await rpcResult<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash');
+    const confirmed = [{ commitment: 'confirmed' }];
+    const first = await rpcResult<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash', confirmed);
     assert.equal(first.value.lastValidBlockHeight, first.context.slot + 150);
     assert.equal(await rpcResult(url, 'localnet_warpSlots', [40]), first.context.slot + 40);
-    const slot = await rpcResult<number>(url, 'getSlot');
-    assert.equal(await rpcResult(url, 'getBlockHeight'), slot);
+    const slot = await rpcResult<number>(url, 'getSlot', confirmed);
+    assert.equal(await rpcResult(url, 'getBlockHeight', confirmed), slot);
     // Warm-up epochs: 32 slots in epoch 0, 64 in epoch 1.
-    assert.deepEqual(await rpcResult(url, 'getEpochInfo'), { absoluteSlot: 40, blockHeight: 40, epoch: 1, slotIndex: 8, slotsInEpoch: 64, transactionCount: 0 });
-    const latest = await rpcResult<{ value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash');
+    assert.deepEqual(await rpcResult(url, 'getEpochInfo', confirmed), { absoluteSlot: 40, blockHeight: 40, epoch: 1, slotIndex: 8, slotsInEpoch: 64, transactionCount: 0 });
+    // `finalized` (the default commitment) lags the tip by 32 slots.
+    assert.equal(await rpcResult(url, 'getSlot'), 8);
+    assert.equal(await rpcResult(url, 'getBlockHeight', [{ commitment: 'finalized' }]), 8);
+    assert.deepEqual(await rpcResult(url, 'getEpochInfo'), { absoluteSlot: 8, blockHeight: 8, epoch: 0, slotIndex: 8, slotsInEpoch: 32, transactionCount: 0 });
+    const latest = await rpcResult<{ value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash', confirmed);
+    const finalized = await rpcResult<{ value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash', [{ commitment: 'finalized' }]);
+    assert.notEqual(finalized.value.blockhash, latest.value.blockhash);
+    assert.equal(finalized.value.lastValidBlockHeight, 8 + 150);
     assert.notEqual(latest.value.blockhash, first.value.blockhash);
     assert.equal(latest.value.lastValidBlockHeight, 190);
     assert.deepEqual((await rpcResult<{ value: boolean }>(url, 'isBlockhashValid', [first.value.blockhash])).value, true);

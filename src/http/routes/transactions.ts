@@ -5,6 +5,7 @@ import { hasReachedCommitment, type SignatureStatus } from '../../chain/chainAda
 import type { Commitment } from '../../config.ts';
 import { describeTransactionError } from '../../chain/transactionError.ts';
 import { CinderError } from '../../errors.ts';
+import { isSecretKeyText } from '../../keys/detectSecretKey.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
 
 export const TransactionStatusSchema = Type.Object({
@@ -32,6 +33,12 @@ export function registerTransactionsRoute(
     },
     async (request) => {
       const { signature } = request.params;
+      // The edge refuses a key anywhere in a URL before any route runs (src/http/edge.ts); this is
+      // the same check where it matters most: a 64-byte key is a well-formed "signature" and would
+      // otherwise be sent to the RPC in getSignatureStatuses.
+      if (isSecretKeyText(signature)) {
+        throw new CinderError('PRIVATE_KEY_IN_URL', 'The path holds a private key, not a signature; it was not used, logged or forwarded.');
+      }
       if (!isSignature(signature)) {
         throw new CinderError('INVALID_SIGNATURE', 'signature is not a base58 transaction signature (64 bytes)', {
           errors: [{ field: 'signature', message: 'is not a base58 signature of 64 bytes' }],

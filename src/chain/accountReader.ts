@@ -1,0 +1,64 @@
+/**
+ * Micro-batched account reads: the addresses that concurrent callers ask for within a few
+ * milliseconds go to the RPC together, in getMultipleAccounts calls of at most 100 addresses (the
+ * RPC's limit, MAX_MULTIPLE_ACCOUNTS in solana-rpc-client-api), each address once. DataLoader does
+ * the collecting; each caller still answers by its own deadline.
+ */
+import DataLoader from 'dataloader';
+import type { Address } from '@solana/kit';
+import type { RawAccount } from './chainAdapter.ts';
+
+export const MAX_MULTIPLE_ACCOUNTS = 100;
+
+export interface AccountReaderOptions {
+  /** One getMultipleAccounts call for `addresses` (at most 100, no duplicates), by `deadline`. */
+  fetch(addresses: Address[], deadline: number): Promise<(RawAccount | null)[]>;
+  /** How long a batch stays open for more addresses. */
+  windowMs?: number;
+  /** What a caller whose deadline passes while its batch is still out gets. */
+  onDeadline(): Error;
+}
+
+interface Key {
+  address: Address;
+  deadline: number;
+}
+
+export interface AccountReader {
+  read(addresses: readonly Address[], deadline: number): Promise<(RawAccount | null)[]>;
+}
+
+export function createAccountReader(options: AccountReaderOptions): AccountReader {
+  const windowMs = options.windowMs ?? 3;
+  const loader = new DataLoader<Key, RawAccount | null>(
+    async (keys) => {
+      const addresses = [...new Set(keys.map((k) => k.address))];
+      // The batch serves everyone in it: it may run until the latest of their deadlines.
+      const deadline = Math.max(...keys.map((k) => k.deadline));
+      const accounts = await options.fetch(addresses, deadline);
+      const byAddress = new Map(addresses.map((address, i) => [address, accounts[i] ?? null]));
+      return keys.map((k) => byAddress.get(k.address) ?? null);
+    },
+    // No cache: an account read must show the chain as it is now, not as an earlier request saw it.
+    { cache: false, maxBatchSize: MAX_MULTIPLE_ACCOUNTS, batchScheduleFn: (callback) => setTimeout(callback, windowMs) },
+  );
+
+  return {
+    async read(addresses, deadline) {
+      if (addresses.length === 0) return [];
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(options.onDeadline()), Math.max(0, deadline - Date.now()));
+      });
+      try {
+        const results = await Promise.race([loader.loadMany(addresses.map((address) => ({ address, deadline }))), expired]);
+        return results.map((result) => {
+          if (result instanceof Error) throw result;
+          return result;
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

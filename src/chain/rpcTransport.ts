@@ -1,0 +1,180 @@
+/**
+ * The budgeted transport under every JSON-RPC call: kit's default HTTP transport (headers,
+ * compression, coalescing of identical calls), behind a pacer that
+ * - lets at most `maxRequestsPerSecond` requests reach the provider in any one second, whatever
+ *   the network does to them on the way (requests beyond it wait here, in order, instead of being
+ *   refused by the provider);
+ * - on a provider's 429, pauses every request for its `Retry-After` (or a growing backoff without
+ *   one), widens the spacing between requests, and sends the refused request again (a 429 means the
+ *   provider did not process it, so sending it again is safe for every method, sendTransaction too);
+ * - times each request out `callTimeoutMs` after it actually leaves, so waiting in the queue never
+ *   counts against a call's own timeout, only against the caller's deadline (its AbortSignal).
+ *
+ * Written here rather than taken from a queue library (p-queue, bottleneck) because the spacing
+ * must adapt to the provider's answers at run time, which their fixed intervals do not do.
+ */
+import {
+  createDefaultRpcTransport,
+  isJsonRpcPayload,
+  isSolanaError,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+  type RpcTransport,
+} from '@solana/kit';
+
+/** A request that never left this process (its caller's deadline passed while it waited its turn). */
+export class RpcNotSentError extends Error {
+  override name = 'RpcNotSentError';
+}
+
+export type RpcRequestOutcome = 'ok' | 'refused' | 'error';
+
+export interface BudgetedTransportOptions {
+  url: string;
+  /** Requests started per second at most; undefined: no cap of our own (429s still slow us down). */
+  maxRequestsPerSecond?: number | undefined;
+  /** Per request, from the moment it is sent. */
+  callTimeoutMs: number;
+  /** Called once per HTTP request that left, with its JSON-RPC method and how it ended. */
+  onRequest?: (method: string, outcome: RpcRequestOutcome) => void;
+}
+
+/** Without a Retry-After, the first pause after a 429; doubled for each 429 in a row, up to the max. */
+const BACKOFF_START_MS = 250;
+const BACKOFF_MAX_MS = 8000;
+/** The spacing added by 429s shrinks by this factor for every request the provider accepts. */
+const PENALTY_DECAY = 0.97;
+const PENALTY_MAX_MS = 2000;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+export interface BudgetedTransport extends RpcTransport {
+  /** Requests waiting for their turn right now. */
+  readonly queued: number;
+}
+
+function retryAfterMsOf(error: unknown): number | null {
+  if (!isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return null;
+  const header = error.context.headers?.get?.('retry-after');
+  if (header === null || header === undefined) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header); // Retry-After may also be an HTTP date
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null;
+}
+
+const isRefusal = (error: unknown) =>
+  isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR) && error.context.statusCode === 429;
+
+export function createBudgetedTransport(options: BudgetedTransportOptions): BudgetedTransport {
+  const inner = createDefaultRpcTransport({ url: options.url });
+  const maxPerSecond = options.maxRequestsPerSecond;
+  // Spread evenly rather than in bursts at the start of each second.
+  const baseSpacingMs = maxPerSecond ? 1000 / maxPerSecond : 0;
+  /**
+   * The window: a request reaches the provider somewhere between the moment it leaves and the
+   * moment its answer is back. So a new request may leave only while fewer than the cap are in
+   * flight or were answered less than a second ago: then no second at the provider can hold more
+   * than the cap, however the network delays or bunches them.
+   */
+  let inFlight = 0;
+  const answeredAt: number[] = [];
+  let penaltyMs = 0;
+  let nextStartAt = 0;
+  let pausedUntil = 0;
+  let refusalsInARow = 0;
+  const queue: Waiter[] = [];
+  let timer: NodeJS.Timeout | undefined;
+
+  function pump(): void {
+    timer = undefined;
+    while (queue.length > 0) {
+      const now = Date.now();
+      let startAt = Math.max(nextStartAt, pausedUntil);
+      if (maxPerSecond) {
+        while (answeredAt.length > 0 && answeredAt[0]! <= now - 1000) answeredAt.shift();
+        if (inFlight + answeredAt.length >= maxPerSecond) {
+          // Full: the oldest answer leaves the window then, or an answer arrives first (release pumps).
+          if (answeredAt.length === 0) return;
+          startAt = Math.max(startAt, answeredAt[0]! + 1000 + 1);
+        }
+      }
+      if (startAt > now) {
+        timer = setTimeout(pump, startAt - now);
+        return;
+      }
+      const waiter = queue.shift()!;
+      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      nextStartAt = now + Math.max(baseSpacingMs, penaltyMs);
+      inFlight++;
+      waiter.resolve();
+    }
+  }
+
+  /** A request that left is answered (or failed): it stays in the window for one more second. */
+  function release(): void {
+    inFlight--;
+    if (maxPerSecond) answeredAt.push(Date.now());
+    if (timer) clearTimeout(timer);
+    pump();
+  }
+
+  /** Resolves when this request may leave; rejects with RpcNotSentError when the caller gave up first. */
+  function turn(signal: AbortSignal | undefined, first: boolean): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new RpcNotSentError('The RPC request was not sent before its deadline.', { cause: signal.reason }));
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const index = queue.indexOf(waiter);
+          if (index >= 0) queue.splice(index, 1);
+          reject(new RpcNotSentError('The RPC request was not sent before its deadline.', { cause: signal?.reason }));
+        },
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      // A request refused with 429 goes back to the front: it has waited longest.
+      if (first) queue.push(waiter);
+      else queue.unshift(waiter);
+      if (!timer) pump();
+    });
+  }
+
+  const transport = async <TResponse>(config: Parameters<RpcTransport>[0]) => {
+    const method = isJsonRpcPayload(config.payload) ? config.payload.method : 'batch';
+    for (let attempt = 0; ; attempt++) {
+      await turn(config.signal, attempt === 0);
+      const timeout = AbortSignal.timeout(options.callTimeoutMs);
+      const signal = config.signal ? AbortSignal.any([config.signal, timeout]) : timeout;
+      try {
+        const response = await inner<TResponse>({ payload: config.payload, signal });
+        refusalsInARow = 0;
+        penaltyMs = penaltyMs * PENALTY_DECAY < 1 ? 0 : penaltyMs * PENALTY_DECAY;
+        options.onRequest?.(method, 'ok');
+        return response;
+      } catch (error) {
+        if (!isRefusal(error)) {
+          options.onRequest?.(method, 'error');
+          throw error;
+        }
+        options.onRequest?.(method, 'refused');
+        refusalsInARow++;
+        const pauseMs = retryAfterMsOf(error) ?? Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** (refusalsInARow - 1));
+        pausedUntil = Math.max(pausedUntil, Date.now() + pauseMs);
+        penaltyMs = Math.min(PENALTY_MAX_MS, Math.max(penaltyMs * 2, baseSpacingMs * 0.5, 20));
+        // Without a deadline of its own a request would wait forever on a provider that refuses
+        // everything: give up after a few refusals then, as any other failed call.
+        if (!config.signal && attempt >= 4) throw error;
+      } finally {
+        release();
+      }
+    }
+  };
+  Object.defineProperty(transport, 'queued', { get: () => queue.length });
+  return transport as BudgetedTransport;
+}

@@ -1,0 +1,220 @@
+/**
+ * One tracker for every transaction in flight in this process (Solana's recommended landing loop,
+ * shared): each transaction is sent with maxRetries 0 and its same signed bytes rebroadcast on
+ * their own interval until it lands or its blockhash expires; every tick asks the RPC about all
+ * pending signatures at once.
+ *
+ * Per tick, whatever the number of transactions in flight:
+ * - one getSignatureStatuses per 256 pending signatures (the RPC's limit,
+ *   MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS in solana-rpc-client-api), without
+ *   searchTransactionHistory: a transaction sent moments ago is in the node's recent status cache;
+ * - one getBlockHeight, only while some signature is still unknown to the node (to tell when its
+ *   blockhash expired);
+ * - for the signatures that expired, one last getSignatureStatuses with searchTransactionHistory
+ *   before they are declared dead.
+ *
+ * Rebroadcasting identical bytes can never burn twice: the signature is the transaction's identity.
+ * Nothing here assumes this service signed the transaction (relayed transactions use it too).
+ */
+import type { Signature } from '@solana/kit';
+import type { Commitment } from '../config.ts';
+import type { SendOutcome, SignatureStatus, SignedTransaction } from './chainAdapter.ts';
+
+/** getSignatureStatuses accepts at most this many signatures per call. */
+export const MAX_SIGNATURES_PER_STATUS_CALL = 256;
+/** Sends that failed this many times without reaching the node end the attempt: nothing was sent. */
+export const MAX_UNDELIVERED_SENDS = 3;
+
+export interface SignatureTrackerOptions {
+  commitment: Commitment;
+  pollIntervalMs: number;
+  rebroadcastIntervalMs: number;
+  /** How long one tick's calls may take before the tick gives up (the next tick tries again). */
+  tickTimeoutMs: number;
+  getStatuses(signatures: Signature[], searchTransactionHistory: boolean, deadline: number): Promise<(SignatureStatus | null)[]>;
+  getBlockHeight(deadline: number): Promise<bigint>;
+  /** One sendTransaction; throws on failure. */
+  send(transaction: SignedTransaction, deadline: number): Promise<void>;
+  /** True when the error proves the transaction never reached the node. */
+  isUndelivered(error: unknown): boolean;
+  /** The error for a transaction that could not be sent at all. */
+  notSent(cause: unknown): Error;
+  hasReachedCommitment(status: SignatureStatus | null, commitment: Commitment): boolean;
+  /** The block height seen on a tick (the blockhash cache drops an ageing hash with it). */
+  onBlockHeight?(blockHeight: bigint): void;
+}
+
+interface Waiter {
+  deadline: number;
+  timer: NodeJS.Timeout;
+  resolve(outcome: SendOutcome): void;
+  reject(error: unknown): void;
+}
+
+interface Entry {
+  transaction: SignedTransaction;
+  waiters: Set<Waiter>;
+  /** A send answered, or failed in a way that does not prove it never arrived: it may land. */
+  possiblyDelivered: boolean;
+  undeliveredSends: number;
+  lastError: unknown;
+  lastBroadcastAt: number;
+  broadcasting: boolean;
+  /** The node has seen it (a status, at any commitment): no rebroadcast needed while that holds. */
+  seen: boolean;
+}
+
+export interface SignatureTracker {
+  /** Sends the transaction and resolves when it landed, expired, or the deadline passed (unknown). */
+  track(transaction: SignedTransaction, deadline: number): Promise<SendOutcome>;
+  /** Signatures in flight now. */
+  readonly size: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createSignatureTracker(options: SignatureTrackerOptions): SignatureTracker {
+  const entries = new Map<Signature, Entry>();
+  let ticking = false;
+
+  function settle(signature: Signature, outcome: SendOutcome | { error: unknown }): void {
+    const entry = entries.get(signature);
+    if (!entry) return;
+    entries.delete(signature);
+    for (const waiter of entry.waiters) {
+      clearTimeout(waiter.timer);
+      if ('error' in outcome) waiter.reject(outcome.error);
+      else waiter.resolve(outcome);
+    }
+  }
+
+  /** The latest deadline among the callers waiting on this transaction. */
+  const deadlineOf = (entry: Entry) => Math.max(...[...entry.waiters].map((w) => w.deadline));
+
+  async function broadcast(signature: Signature, entry: Entry): Promise<void> {
+    entry.broadcasting = true;
+    entry.lastBroadcastAt = Date.now();
+    try {
+      await options.send(entry.transaction, deadlineOf(entry));
+      entry.possiblyDelivered = true;
+    } catch (error) {
+      entry.lastError = error;
+      if (!options.isUndelivered(error)) entry.possiblyDelivered = true;
+      else if (!entry.possiblyDelivered && ++entry.undeliveredSends >= MAX_UNDELIVERED_SENDS) {
+        settle(signature, { error: options.notSent(error) });
+      }
+      // Otherwise the next rebroadcast tries again, and a status may still find it.
+    } finally {
+      entry.broadcasting = false;
+    }
+  }
+
+  async function tick(): Promise<void> {
+    const deadline = Date.now() + options.tickTimeoutMs;
+    const pending = [...entries].filter(([, entry]) => entry.possiblyDelivered);
+    const unknown: [Signature, Entry][] = [];
+    for (let i = 0; i < pending.length; i += MAX_SIGNATURES_PER_STATUS_CALL) {
+      const chunk = pending.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL);
+      const statuses = await options.getStatuses(chunk.map(([signature]) => signature), false, deadline);
+      chunk.forEach(([signature, entry], j) => {
+        const status = statuses[j] ?? null;
+        if (status && (status.err || options.hasReachedCommitment(status, options.commitment))) {
+          settle(signature, { kind: 'landed', slot: status.slot, err: status.err });
+        } else {
+          // A status below the commitment means it is in a block; none (again) means it may have
+          // been dropped, or was on a fork that lost: rebroadcast.
+          entry.seen = status !== null;
+          if (!status) unknown.push([signature, entry]);
+        }
+      });
+    }
+
+    if (unknown.length > 0) {
+      const blockHeight = await options.getBlockHeight(deadline);
+      options.onBlockHeight?.(blockHeight);
+      const expired = unknown.filter(([, entry]) => blockHeight > entry.transaction.lastValidBlockHeight);
+      if (expired.length > 0) {
+        // One last look with the whole history before declaring them dead.
+        for (let i = 0; i < expired.length; i += MAX_SIGNATURES_PER_STATUS_CALL) {
+          const chunk = expired.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL);
+          const finals = await options.getStatuses(chunk.map(([signature]) => signature), true, deadline);
+          chunk.forEach(([signature], j) => {
+            const final = finals[j] ?? null;
+            settle(signature, final ? { kind: 'landed', slot: final.slot, err: final.err } : { kind: 'expired' });
+          });
+        }
+      }
+    }
+  }
+
+  function rebroadcastDue(): void {
+    const now = Date.now();
+    for (const [signature, entry] of entries) {
+      if (!entry.seen && !entry.broadcasting && now - entry.lastBroadcastAt >= options.rebroadcastIntervalMs) {
+        void broadcast(signature, entry);
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    if (ticking) return;
+    ticking = true;
+    try {
+      while (entries.size > 0) {
+        await sleep(options.pollIntervalMs);
+        try {
+          await tick();
+        } catch {
+          // RPC trouble while confirming: the next tick tries again, until each caller's deadline.
+        }
+        rebroadcastDue();
+      }
+    } finally {
+      ticking = false;
+    }
+  }
+
+  return {
+    get size() {
+      return entries.size;
+    },
+
+    track(transaction, deadline) {
+      return new Promise<SendOutcome>((resolve, reject) => {
+        const { signature } = transaction;
+        let entry = entries.get(signature);
+        const isNew = !entry;
+        if (!entry) {
+          entry = {
+            transaction,
+            waiters: new Set(),
+            possiblyDelivered: false,
+            undeliveredSends: 0,
+            lastError: undefined,
+            lastBroadcastAt: 0,
+            broadcasting: false,
+            seen: false,
+          };
+          entries.set(signature, entry);
+        }
+        const tracked = entry;
+        const waiter: Waiter = {
+          deadline,
+          resolve,
+          reject,
+          // The deadline passed: this caller stops waiting (the others, if any, keep tracking it).
+          timer: setTimeout(() => {
+            tracked.waiters.delete(waiter);
+            if (tracked.waiters.size === 0 && entries.get(signature) === tracked) entries.delete(signature);
+            // A send still under way may have reached the node: that is "unknown", never "not sent".
+            if (tracked.possiblyDelivered || tracked.broadcasting) resolve({ kind: 'unknown' });
+            else reject(options.notSent(tracked.lastError));
+          }, Math.max(0, deadline - Date.now())),
+        };
+        tracked.waiters.add(waiter);
+        if (isNew) void broadcast(signature, tracked);
+        void run();
+      });
+    },
+  };
+}

@@ -1,0 +1,382 @@
+/**
+ * `cinder reclaim`: a whole wallet's rent back (issue 13), and `--unsigned` for a wallet that signs
+ * elsewhere (issue 14).
+ *   cinder reclaim --owner ADDRESS                      the preview: every token account, its action, the sums
+ *   cinder reclaim (--key-file PATH | --key-env VAR)    the same preview for the key's wallet; with --yes, the reclaim
+ *   cinder reclaim --keys-file FILE [--yes]             many wallets one after another, and a summary table
+ *   cinder reclaim --owner ADDRESS --unsigned           the unsigned transactions (JSON) for the wallet to sign
+ * Options: --burn MINT,… --withdraw-excess --priority-fee SOL (default 0) --allow-net-loss
+ * --idempotency-key K --fee-payer owner|sponsor (with --unsigned) --json.
+ *
+ * The preview is always shown before a key is sent: the owner is derived from the key here, and the
+ * reclaim is sent only with --yes, with exactly the options of the preview. No key is ever printed:
+ * a line of a keys file that is not a key is named by its line number only.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { getBase58Encoder } from '@solana/kit';
+import { CinderApiError, type BurnTransactionReport, type ReclaimPreview, type ReclaimResult } from '../index.js';
+import {
+  addressOfKey,
+  addressOption,
+  EXIT_CODES,
+  exitForStatus,
+  feePayerOption,
+  mintListOption,
+  priorityFeeOption,
+  sol,
+  stringOption,
+  table,
+  write,
+  type CommandContext,
+} from './context.ts';
+
+const ACTIONS = ['close', 'burn_and_close', 'unwrap', 'withdraw_excess', 'keep', 'skip'] as const;
+
+export const RECLAIM_HELP = `  reclaim (--owner ADDRESS | --key-file PATH | --key-env VAR | --keys-file FILE)
+                             Reclaim the rent of a whole wallet: closes every empty token account (both token
+                             programs), unwraps wrapped SOL, keeps accounts that hold a balance. Without --yes it
+                             only shows what would happen (account, mint, action, lamports, code) and the sums.
+      [--yes]                  with a key: do it (as many closes per transaction as fit)
+      [--burn MINT,...]        also burn the balances of these mints and close their accounts
+      [--withdraw-excess]      also take kept accounts' lamports above their rent-exempt minimum
+      [--priority-fee SOL]     total priority fee per reclaim (default 0)
+      [--allow-net-loss]       go on even when the fees exceed what comes back
+      [--idempotency-key K]    reuse K to retry a reclaim safely (default: a new one per call)
+      [--keys-file FILE]       many wallets, one after another: one key per line (base58, a JSON array of 64
+                               numbers, or the path of a solana-keygen file, relative to FILE); a summary table
+      [--unsigned]             with --owner: print the unsigned transactions as JSON, for the wallet to sign;
+                               then: cinder relay FILE
+      [--fee-payer owner|sponsor]
+                               with --unsigned: sponsor lets the server's fee sponsor pay, repaid from the rent
+`;
+
+interface ReclaimOptions {
+  burn: string[] | undefined;
+  withdrawExcess: boolean | undefined;
+  priorityFee: number;
+}
+
+function optionsOf(ctx: CommandContext): ReclaimOptions {
+  return {
+    burn: mintListOption(ctx),
+    withdrawExcess: ctx.values['withdraw-excess'] === true ? true : undefined,
+    priorityFee: priorityFeeOption(ctx, '0'),
+  };
+}
+
+/** The preview as the CLI prints it: the accounts table, then the sums in SOL. */
+export function formatPreview(preview: ReclaimPreview): string {
+  const rows = preview.accounts.map((a) => [a.address, a.mint, a.action, a.action === 'withdraw_excess' ? a.excessLamports : a.lamports, a.code ?? '']);
+  const lines: string[] = [];
+  lines.push(`Wallet ${preview.owner}: ${preview.accounts.length} token account${preview.accounts.length === 1 ? '' : 's'}`);
+  if (rows.length > 0) lines.push(table(['ACCOUNT', 'MINT', 'ACTION', 'LAMPORTS', 'CODE'], rows, new Set([3])).trimEnd());
+  const s = preview.summary;
+  const byAction = ACTIONS.map((action) => [action, s[action] ?? preview.accounts.filter((a) => a.action === action).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([action, n]) => `${action} ${n}`);
+  lines.push(`accounts: ${s.accounts}${byAction.length > 0 ? ` (${byAction.join(', ')})` : ''}`);
+  lines.push(`transactions: ${s.transactions}`);
+  lines.push(`reclaim: ${sol(s.reclaimLamports)} SOL${BigInt(s.excessLamports) > 0n ? ` + excess ${sol(s.excessLamports)} SOL` : ''}`);
+  lines.push(`fees: ${sol(s.feeLamports)} SOL`);
+  lines.push(`net: ${sol(s.netLamports, true)} SOL`);
+  const problem = problemOf(preview);
+  if (problem) lines.push(`warning: ${problem.code}: ${problem.detail}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** What the preview says stands in the way of the reclaim (fees above the reclaim, too little SOL…), when it says so. */
+function problemOf(preview: ReclaimPreview): { code: string; detail: string } | null {
+  for (const candidate of [preview.problem, preview.summary.problem]) {
+    if (typeof candidate === 'object' && candidate !== null && typeof (candidate as { code?: unknown }).code === 'string') {
+      const { code, detail } = candidate as { code: string; detail?: unknown };
+      return { code, detail: typeof detail === 'string' ? detail : '' };
+    }
+  }
+  return null;
+}
+
+/** One line per transaction of the answer, in order: its signature, outcome, what it closed and its fee. */
+export function formatTransactions(result: { details: { transactions?: BurnTransactionReport[] } | null }, prefix = ''): string {
+  const transactions = result.details?.transactions ?? [];
+  return transactions
+    .map((t, i) => {
+      const closed = t.closedAccounts?.length ?? 0;
+      return (
+        `${prefix}transaction ${i + 1}/${transactions.length} ${t.signature}: ${t.status}, closed ${closed} account${closed === 1 ? '' : 's'}, ` +
+        `fee ${sol(t.feeLamports ?? '0')} SOL${t.error ? ` (${t.error})` : ''}\n`
+      );
+    })
+    .join('');
+}
+
+function formatResult(result: ReclaimResult): string {
+  const lines = [`status: ${result.status}`, `transaction: ${result.transactionId}`];
+  if (result.signatures.length > 1) lines.push(`all transactions: ${result.signatures.join(' ')}`);
+  const d = result.details;
+  if (d) {
+    lines.push(
+      `closed ${d.closedAccounts.length} account${d.closedAccounts.length === 1 ? '' : 's'}; reclaimed ${sol(d.reclaimedLamports)} SOL` +
+        `${BigInt(d.excessWithdrawnLamports ?? '0') > 0n ? ` + excess ${sol(d.excessWithdrawnLamports)} SOL` : ''}; fees ${sol(d.feeLamports)} SOL; net ${sol(d.netLamports, true)} SOL`,
+    );
+  }
+  if (result.message) lines.push(result.message);
+  if (result.status === 'pending') lines.push(`Check it with: cinder status ${result.transactionId}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const SENDING_ACTIONS = new Set(['close', 'burn_and_close', 'unwrap', 'withdraw_excess']);
+/**
+ * Whether a reclaim would have something to do. Not `summary.transactions > 0`: a preview whose plan
+ * meets a money rule (fees above the reclaim, too little SOL) has no transactions but a `problem`,
+ * which the reclaim then answers (or, with --allow-net-loss, goes past).
+ */
+const hasWork = (preview: ReclaimPreview) => preview.accounts.some((a) => SENDING_ACTIONS.has(a.action));
+
+export async function reclaimCommand(ctx: CommandContext): Promise<number> {
+  if (ctx.positionals.length > 0) throw ctx.usage('reclaim takes no positional arguments (a key is read with --key-file, --key-env or --keys-file)');
+  const { values } = ctx;
+  const keysFile = stringOption(values, 'keys-file');
+  const hasKey = values['key-file'] !== undefined || values['key-env'] !== undefined;
+  const ownerText = stringOption(values, 'owner');
+  if (values.unsigned === true) {
+    if (hasKey || keysFile !== undefined) throw ctx.usage('--unsigned prepares transactions for a wallet to sign: give --owner ADDRESS, not a key');
+    if (values.yes !== undefined) throw ctx.usage('--unsigned sends nothing, so it takes no --yes: sign its output and run cinder relay FILE');
+    if (ownerText === undefined) throw ctx.usage('--unsigned needs --owner ADDRESS');
+    return prepare(ctx, addressOption(ctx, '--owner', ownerText));
+  }
+  if (values['fee-payer'] !== undefined) {
+    throw ctx.usage('--fee-payer goes with --unsigned; a keyed reclaim is sponsored by the server when the owner cannot pay');
+  }
+  if (keysFile !== undefined) {
+    if (hasKey || ownerText !== undefined) throw ctx.usage('--keys-file reads the wallets from the file: give no --owner, --key-file or --key-env with it');
+    if (values['idempotency-key'] !== undefined) throw ctx.usage('--idempotency-key is for one wallet; each wallet of --keys-file gets its own');
+    return reclaimMany(ctx, keysFile);
+  }
+  if (!hasKey) {
+    if (ownerText === undefined) throw ctx.usage('give --owner ADDRESS (a preview), or the key with --key-file PATH or --key-env VAR');
+    if (values.yes !== undefined) throw ctx.usage('--yes needs the key (--key-file PATH or --key-env VAR): --owner alone can only preview');
+    return previewOnly(ctx, addressOption(ctx, '--owner', ownerText));
+  }
+  return reclaimOne(ctx, ownerText);
+}
+
+async function previewOnly(ctx: CommandContext, owner: string): Promise<number> {
+  const options = optionsOf(ctx);
+  const client = ctx.client();
+  const preview = await ctx.patiently(() => client.previewReclaim({ owner, ...options }));
+  if (ctx.values.json) await write(ctx.io.stdout, `${JSON.stringify(preview, null, 2)}\n`);
+  else {
+    await write(ctx.io.stdout, formatPreview(preview));
+    if (hasWork(preview)) {
+      await write(ctx.io.stdout, 'Nothing was sent. To reclaim, run the same command with the key (--key-file PATH or --key-env VAR) and --yes.\n');
+    }
+  }
+  return EXIT_CODES.OK;
+}
+
+async function reclaimOne(ctx: CommandContext, ownerText: string | undefined): Promise<number> {
+  const options = optionsOf(ctx);
+  const key = await ctx.readKey();
+  const owner = await addressOfKey(key);
+  if (owner === null) {
+    throw ctx.fail('the key is not a base58 secret key (64 bytes) or seed (32 bytes), nor a solana-keygen array of 64 numbers whose halves match');
+  }
+  if (ownerText !== undefined && addressOption(ctx, '--owner', ownerText) !== owner) {
+    throw ctx.usage(`the key belongs to ${owner}, not to --owner ${ownerText}`);
+  }
+  const client = ctx.client();
+  const preview = await ctx.patiently(() => client.previewReclaim({ owner, ...options }));
+  const json = ctx.values.json === true;
+  if (!json) await write(ctx.io.stdout, formatPreview(preview));
+  if (!hasWork(preview)) {
+    // The key is not sent when there is nothing to do.
+    if (json) await write(ctx.io.stdout, `${JSON.stringify({ preview, result: null }, null, 2)}\n`);
+    else await write(ctx.io.stdout, `Nothing to reclaim for ${owner}; nothing was sent.\n`);
+    return EXIT_CODES.OK;
+  }
+  if (ctx.values.yes !== true) {
+    if (json) await write(ctx.io.stdout, `${JSON.stringify({ preview, result: null }, null, 2)}\n`);
+    else await write(ctx.io.stdout, 'Nothing was sent. To reclaim this, run the same command with --yes.\n');
+    return EXIT_CODES.OK;
+  }
+  // One Idempotency-Key for every attempt, so that a retry can never reclaim twice.
+  const idempotencyKey = stringOption(ctx.values, 'idempotency-key') ?? randomUUID();
+  const result = await ctx.patiently(() =>
+    client.reclaimRent({ userPrivateKey: key, ...options, allowNetLoss: ctx.values['allow-net-loss'] === true ? true : undefined, idempotencyKey }),
+  );
+  if (json) {
+    await write(ctx.io.stdout, `${JSON.stringify({ preview, result }, null, 2)}\n`);
+  } else {
+    await write(ctx.io.stdout, formatTransactions(result) + formatResult(result));
+    if (result.status === 'success' && result.details && result.details.netLamports !== preview.summary.netLamports) {
+      await write(ctx.io.stdout, `note: the net differs from the preview's (${sol(preview.summary.netLamports, true)} SOL): the wallet changed in between.\n`);
+    }
+  }
+  return exitForStatus(result.status);
+}
+
+async function prepare(ctx: CommandContext, owner: string): Promise<number> {
+  const options = optionsOf(ctx);
+  const feePayer = feePayerOption(ctx);
+  const client = ctx.client();
+  const allowNetLoss = ctx.values['allow-net-loss'] === true ? true : undefined;
+  const prepared = await ctx.patiently(() => client.prepareReclaim({ owner, ...options, allowNetLoss, ...(feePayer ? { feePayer } : {}) }));
+  await write(ctx.io.stdout, `${JSON.stringify(prepared, null, 2)}\n`);
+  await write(ctx.io.stderr, preparedNote(prepared.transactions.length, owner, prepared.lastValidBlockHeight));
+  return EXIT_CODES.OK;
+}
+
+export function preparedNote(count: number, owner: string, lastValidBlockHeight: string): string {
+  return (
+    `${count} unsigned transaction${count === 1 ? '' : 's'} for ${owner}, valid until block height ${lastValidBlockHeight} (about a minute). ` +
+    'Sign them with the owner\'s wallet (replace each entry of "transactions" with the signed one), then run: cinder relay FILE\n'
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// --keys-file: many wallets
+
+interface WalletRow {
+  wallet: string;
+  status: string;
+  closed: number | null;
+  transactions: number | null;
+  reclaimed: bigint;
+  fees: bigint;
+  net: bigint;
+  note: string;
+}
+
+/**
+ * The keys of a keys file, in order: each line a base58 key, a JSON array of 64 numbers, or the path
+ * of a solana-keygen file (relative to the keys file). Blank lines and lines starting with # are
+ * skipped. A line that is none of these is reported by its number, never by its text.
+ */
+async function keysOf(ctx: CommandContext, file: string): Promise<{ line: number; key: string | number[] | null; why: string }[]> {
+  const path = resolve(ctx.io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw ctx.fail(`cannot read the keys file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const entries: { line: number; key: string | number[] | null; why: string }[] = [];
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    entries.push({ line: index + 1, ...(await keyOfLine(line, dirname(path))) });
+  }
+  return entries;
+}
+
+function parseKeyText(text: string): string | number[] | null {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    try {
+      const bytes = JSON.parse(trimmed) as unknown;
+      return Array.isArray(bytes) && bytes.every((b) => typeof b === 'number') ? (bytes as number[]) : null;
+    } catch {
+      return null;
+    }
+  }
+  return trimmed;
+}
+
+async function keyOfLine(line: string, base: string): Promise<{ key: string | number[] | null; why: string }> {
+  let size = 0;
+  try {
+    size = getBase58Encoder().encode(line).length;
+  } catch {
+    // not base58: a path, or nothing usable
+  }
+  if (line.startsWith('[') || size === 32 || size === 64) return { key: parseKeyText(line), why: 'not a key' };
+  try {
+    return { key: parseKeyText(await readFile(resolve(base, line), 'utf8')), why: 'its key file does not hold a key' };
+  } catch (error) {
+    return { key: null, why: `not a key, nor a key file that can be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+}
+
+async function reclaimMany(ctx: CommandContext, file: string): Promise<number> {
+  const options = optionsOf(ctx);
+  const entries = await keysOf(ctx, file);
+  if (entries.length === 0) throw ctx.fail(`the keys file ${file} holds no key`);
+  const client = ctx.client();
+  const yes = ctx.values.yes === true;
+  const allowNetLoss = ctx.values['allow-net-loss'] === true ? true : undefined;
+  const rows: WalletRow[] = [];
+  const out = (text: string) => (ctx.values.json ? Promise.resolve() : write(ctx.io.stdout, text));
+
+  for (const [i, entry] of entries.entries()) {
+    const owner = entry.key === null ? null : await addressOfKey(entry.key);
+    const empty = { closed: null, transactions: null, reclaimed: 0n, fees: 0n, net: 0n };
+    if (owner === null) {
+      rows.push({ wallet: `line ${entry.line}`, status: 'error', ...empty, note: `${entry.why}; skipped` });
+      await write(ctx.io.stderr, `cinder: ${file} line ${entry.line}: ${entry.why}; skipped\n`);
+      continue;
+    }
+    const prefix = `[${i + 1}/${entries.length}] ${owner} `;
+    try {
+      const preview = await ctx.patiently(() => client.previewReclaim({ owner, ...options }));
+      const s = preview.summary;
+      if (!hasWork(preview)) {
+        rows.push({ wallet: owner, status: 'nothing', ...empty, note: problemOf(preview)?.code ?? 'nothing to reclaim' });
+        await out(`${prefix}nothing to reclaim\n`);
+        continue;
+      }
+      if (!yes) {
+        const problem = problemOf(preview);
+        rows.push({
+          wallet: owner,
+          status: 'preview',
+          closed: ['close', 'burn_and_close', 'unwrap'].reduce((n, a) => n + (s[a as 'close'] ?? 0), 0),
+          transactions: s.transactions,
+          reclaimed: BigInt(s.reclaimLamports) + BigInt(s.excessLamports),
+          fees: BigInt(s.feeLamports),
+          net: BigInt(s.netLamports),
+          note: problem?.code ?? '',
+        });
+        await out(`${prefix}preview: ${s.transactions} transaction${s.transactions === 1 ? '' : 's'}, net ${sol(s.netLamports, true)} SOL\n`);
+        continue;
+      }
+      const result = await ctx.patiently(() =>
+        client.reclaimRent({ userPrivateKey: entry.key!, ...options, allowNetLoss, idempotencyKey: randomUUID() }),
+      );
+      await out(formatTransactions(result, prefix));
+      const d = result.details;
+      rows.push({
+        wallet: owner,
+        status: result.status,
+        closed: d ? d.closedAccounts.length : null,
+        transactions: result.signatures.length,
+        reclaimed: d ? BigInt(d.reclaimedLamports) + BigInt(d.excessWithdrawnLamports ?? '0') : 0n,
+        fees: d ? BigInt(d.feeLamports) : 0n,
+        net: d ? BigInt(d.netLamports) : 0n,
+        note: result.status === 'success' ? '' : (result.message ?? ''),
+      });
+    } catch (error) {
+      if (!(error instanceof CinderApiError)) throw error;
+      const status = error.code === 'NOTHING_TO_RECLAIM' ? 'nothing' : 'error';
+      rows.push({ wallet: owner, status, ...empty, note: `${error.code}${status === 'error' ? `: ${error.detail}` : ''}` });
+      await out(`${prefix}${error.code}: ${error.detail}\n`);
+    }
+  }
+
+  if (ctx.values.json) {
+    const json = rows.map((r) => ({ ...r, reclaimed: r.reclaimed.toString(), fees: r.fees.toString(), net: r.net.toString() }));
+    await write(ctx.io.stdout, `${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    const total = rows.reduce((t, r) => ({ reclaimed: t.reclaimed + r.reclaimed, fees: t.fees + r.fees, net: t.net + r.net }), { reclaimed: 0n, fees: 0n, net: 0n });
+    const cells = rows.map((r) => [r.wallet, r.status, r.closed?.toString() ?? '-', r.transactions?.toString() ?? '-', sol(r.reclaimed), sol(r.fees), sol(r.net, true), r.note]);
+    cells.push(['total', '', '', '', sol(total.reclaimed), sol(total.fees), sol(total.net, true), '']);
+    await write(ctx.io.stdout, `\n${table(['WALLET', 'STATUS', 'CLOSED', 'TXS', 'RECLAIMED SOL', 'FEES SOL', 'NET SOL', 'NOTE'], cells, new Set([2, 3, 4, 5, 6]))}`);
+    if (!yes && rows.some((r) => r.status === 'preview')) {
+      await write(ctx.io.stdout, 'Nothing was sent. To reclaim these wallets, run the same command with --yes.\n');
+    }
+  }
+  if (rows.some((r) => r.status === 'failed' || r.status === 'error')) return EXIT_CODES.FAILED;
+  if (rows.some((r) => r.status === 'pending')) return EXIT_CODES.PENDING;
+  return EXIT_CODES.OK;
+}

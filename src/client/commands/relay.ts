@@ -1,0 +1,86 @@
+/**
+ * Keyless use (issue 14): `cinder burn --owner ADDRESS --unsigned` prints the burn's unsigned
+ * transactions as JSON; a wallet (Phantom, Ledger, the solana CLI, @solana/kit) signs them; and
+ * `cinder relay FILE` hands the signed ones to the server, which lands them and answers like a burn.
+ * The service never sees the owner's key on this path.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { text as readStream } from 'node:stream/consumers';
+import { addressOption, EXIT_CODES, exitForStatus, feePayerOption, priorityFeeOption, stringOption, write, type CommandContext } from './context.ts';
+import { formatTransactions, preparedNote } from './reclaim.ts';
+
+export const RELAY_HELP = `  burn --owner ADDRESS --mint MINT --priority-fee SOL --unsigned [--fee-payer owner|sponsor]
+                             Print the burn's unsigned transactions as JSON (no key): sign them with the owner's
+                             wallet, then: cinder relay FILE
+  relay FILE                 Send transactions a wallet signed: FILE (- for standard input) is the JSON that
+                             --unsigned printed, with each entry of "transactions" replaced by the signed one
+                             ({"transactions":["<base64>",...],"relayToken":"..."}); prints the outcome as burn does
+`;
+
+/** `cinder burn --owner ADDRESS --unsigned`: burn's prepare door. */
+export async function prepareBurnCommand(ctx: CommandContext): Promise<number> {
+  const { values } = ctx;
+  if (ctx.positionals.length > 0) throw ctx.usage('burn takes no positional arguments');
+  if (values.unsigned !== true) throw ctx.usage('--owner goes with --unsigned (a keyless burn); a keyed burn reads the owner from its key');
+  if (values['key-file'] !== undefined || values['key-env'] !== undefined) {
+    throw ctx.usage('--unsigned prepares transactions for a wallet to sign: give --owner ADDRESS, not a key');
+  }
+  if (values['idempotency-key'] !== undefined) throw ctx.usage('--unsigned sends nothing: it takes no --idempotency-key');
+  const ownerText = stringOption(values, 'owner');
+  if (ownerText === undefined) throw ctx.usage('--unsigned needs --owner ADDRESS');
+  const owner = addressOption(ctx, '--owner', ownerText);
+  const mint = stringOption(values, 'mint');
+  if (mint === undefined) throw ctx.usage('--mint is required');
+  const priorityFee = priorityFeeOption(ctx);
+  const feePayer = feePayerOption(ctx);
+  const client = ctx.client();
+  const prepared = await ctx.patiently(() => client.prepareBurn({ owner, mint, priorityFee, ...(feePayer ? { feePayer } : {}) }));
+  await write(ctx.io.stdout, `${JSON.stringify(prepared, null, 2)}\n`);
+  await write(ctx.io.stderr, preparedNote(prepared.transactions.length, owner, prepared.lastValidBlockHeight));
+  return EXIT_CODES.OK;
+}
+
+/** What a relay file holds: the prepare answer with signed transactions (other fields are ignored), or a bare list. */
+function relayRequestOf(ctx: CommandContext, name: string, text: string): { transactions: string[]; relayToken?: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw ctx.fail(`${name} is not JSON: it should be {"transactions":["<base64 signed transaction>",...]} (what --unsigned printed, signed)`);
+  }
+  const body = Array.isArray(json) ? { transactions: json } : json;
+  if (typeof body !== 'object' || body === null) throw ctx.fail(`${name} holds no "transactions" list`);
+  const { transactions, relayToken } = body as { transactions?: unknown; relayToken?: unknown };
+  if (!Array.isArray(transactions) || transactions.length === 0 || !transactions.every((t) => typeof t === 'string' && t !== '')) {
+    throw ctx.fail(`${name} holds no "transactions" list of base64 transactions`);
+  }
+  if (relayToken !== undefined && typeof relayToken !== 'string') throw ctx.fail(`${name}: "relayToken" must be a string`);
+  return { transactions: transactions as string[], ...(relayToken !== undefined ? { relayToken } : {}) };
+}
+
+/** `cinder relay FILE`. */
+export async function relayCommand(ctx: CommandContext): Promise<number> {
+  if (ctx.positionals.length !== 1) throw ctx.usage('usage: cinder relay FILE (the signed transactions as JSON; - for standard input)');
+  const file = ctx.positionals[0]!;
+  let text: string;
+  try {
+    text = file === '-' ? await readStream(process.stdin) : await readFile(resolve(ctx.io.cwd, file), 'utf8');
+  } catch (error) {
+    throw ctx.fail(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const name = file === '-' ? 'standard input' : file;
+  const request = relayRequestOf(ctx, name, text);
+  const client = ctx.client();
+  const result = await ctx.patiently(() => client.relay(request));
+  if (ctx.values.json) {
+    await write(ctx.io.stdout, `${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    const lines = [`status: ${result.status}`, `transaction: ${result.transactionId}`];
+    if (result.signatures.length > 1) lines.push(`all transactions: ${result.signatures.join(' ')}`);
+    if (result.message) lines.push(result.message);
+    if (result.status === 'pending') lines.push(`Check it with: cinder status ${result.transactionId}`);
+    await write(ctx.io.stdout, formatTransactions(result) + `${lines.join('\n')}\n`);
+  }
+  return exitForStatus(result.status);
+}

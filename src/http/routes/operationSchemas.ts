@@ -1,0 +1,194 @@
+/**
+ * The request fields and answers that burn, reclaim, preview and prepare share: one definition
+ * each, so the four doors of the pipeline speak the same JSON and the OpenAPI document says so.
+ */
+import { isAddress, type Address } from '@solana/kit';
+import Type from 'typebox';
+import { formatSol } from '../../burn/priorityFee.ts';
+import { CinderError } from '../../errors.ts';
+import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
+import type { PlannedOperation, OperationResult } from '../../operations/pipeline.ts';
+
+export const U64 = Type.String({ pattern: '^[0-9]+$', description: 'u64 as a decimal string' });
+export const I64 = Type.String({ pattern: '^-?[0-9]+$', description: 'signed lamports as a decimal string' });
+export const problem = Type.Ref('Problem');
+
+export const PriorityFeeField = Type.Number({
+  description: 'Total priority fee in SOL (0 to MAX_PRIORITY_FEE_SOL, default max 0.01; at most 9 decimals). 0 is enough on an idle cluster.',
+  examples: [0],
+});
+export const UserPrivateKeyField = Type.Union(
+  [Type.String({ minLength: 1, maxLength: 2048 }), Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 64, maxItems: 64 })],
+  { description: `The token owner's key: ${PRIVATE_KEY_FORMATS}. Never logged or stored.` },
+);
+export const AllowNetLossField = Type.Boolean({
+  description: 'Send even when the fees are larger than what comes back (otherwise 400 FEE_EXCEEDS_RECLAIM)',
+  default: false,
+});
+export const OwnerField = Type.String({ description: 'The wallet address (base58) that owns the token accounts' });
+export const BurnListField = Type.Array(Type.String(), {
+  maxItems: 100,
+  description: 'Mints whose balances are burned (and their accounts closed); the native mint means "unwrap wrapped SOL"',
+});
+export const WithdrawExcessField = Type.Boolean({
+  default: false,
+  description: "Also take each kept account's lamports above its rent-exempt minimum (WithdrawExcessLamports)",
+});
+export const FeePayerField = Type.Union([Type.Literal('owner'), Type.Literal('sponsor')], {
+  default: 'owner',
+  description: "'sponsor': the service's fee sponsor pays and is repaid from the reclaimed rent in the same transaction",
+});
+
+const SkippedAccountSchema = Type.Object({ address: Type.String(), code: Type.String(), reason: Type.String() });
+
+export const TransactionReportSchema = Type.Object({
+  signature: Type.String(),
+  status: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]),
+  slot: Type.Union([Type.Integer(), Type.Null()]),
+  closedAccounts: Type.Array(Type.String()),
+  computeUnitLimit: Type.Integer(),
+  computeUnitPriceMicroLamports: U64,
+  feeLamports: U64,
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** Every answer of an operation that sent something: Form A + Form B's tx_hash + these details. */
+export const OperationDetailsFields = {
+  signatures: Type.Array(Type.String()),
+  slot: Type.Union([Type.Integer(), Type.Null()]),
+  owner: Type.String(),
+  closedAccounts: Type.Array(Type.String()),
+  skippedAccounts: Type.Array(SkippedAccountSchema),
+  reclaimedLamports: U64,
+  reclaimedSol: Type.String({ description: 'reclaimedLamports in SOL, as a decimal string' }),
+  feeLamports: U64,
+  netLamports: I64,
+  netSol: Type.String({ description: 'netLamports in SOL, signed' }),
+  sponsored: Type.Boolean({ description: 'The fee sponsor paid the fees and was repaid in the same transactions' }),
+  transactions: Type.Array(TransactionReportSchema),
+};
+
+export const StatusField = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]);
+
+export function parseAddress(value: string, field: string, code: 'INVALID_MINT' | 'INVALID_OWNER'): Address {
+  if (!isAddress(value)) {
+    throw new CinderError(code, `${field} is not a valid base58 Solana address (32 bytes)`, {
+      errors: [{ field, message: 'is not a base58 address of 32 bytes' }],
+    });
+  }
+  return value;
+}
+
+export function parseBurnList(values: readonly string[] | undefined): Address[] {
+  return [...new Set((values ?? []).map((value, i) => parseAddress(value, `burn[${i}]`, 'INVALID_MINT')))];
+}
+
+const u64 = (n: bigint) => n.toString();
+
+export function operationDetails(result: OperationResult) {
+  return {
+    signatures: result.signatures,
+    slot: result.slot === null ? null : Number(result.slot),
+    owner: result.owner,
+    closedAccounts: result.closedAccounts,
+    skippedAccounts: result.skippedAccounts,
+    reclaimedLamports: u64(result.reclaimedLamports),
+    reclaimedSol: formatSol(result.reclaimedLamports),
+    feeLamports: u64(result.feeLamports),
+    netLamports: u64(result.netLamports),
+    netSol: formatSol(result.netLamports),
+    sponsored: result.sponsored,
+    transactions: result.transactions.map((t) => ({
+      ...t,
+      slot: t.slot === null ? null : Number(t.slot),
+      computeUnitPriceMicroLamports: u64(t.computeUnitPriceMicroLamports),
+      feeLamports: u64(t.feeLamports),
+    })),
+  };
+}
+
+// ---- the preview (GET /api/reclaim_rent and the details of prepare) ----
+
+export const AccountPreviewSchema = Type.Object({
+  address: Type.String(),
+  mint: Type.String(),
+  tokenProgram: Type.String(),
+  amount: U64,
+  decimals: Type.Union([Type.Integer(), Type.Null()], { description: 'null when the mint no longer exists' }),
+  lamports: U64,
+  rentExemptLamports: U64,
+  excessLamports: U64,
+  state: Type.Union([Type.Literal('initialized'), Type.Literal('frozen')]),
+  isNative: Type.Boolean(),
+  action: Type.Union(['close', 'burn_and_close', 'unwrap', 'withdraw_excess', 'keep', 'skip'].map((a) => Type.Literal(a))),
+  code: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const PreviewSummarySchema = Type.Object({
+  accounts: Type.Integer(),
+  close: Type.Integer(),
+  burn_and_close: Type.Integer(),
+  unwrap: Type.Integer(),
+  withdraw_excess: Type.Integer(),
+  keep: Type.Integer(),
+  skip: Type.Integer(),
+  transactions: Type.Integer(),
+  reclaimLamports: U64,
+  excessLamports: U64,
+  feeLamports: U64,
+  netLamports: I64,
+  netSol: Type.String(),
+  sponsored: Type.Boolean(),
+  problem: Type.Union([Type.Object({ code: Type.String(), detail: Type.String() }), Type.Null()], {
+    description: 'What stands in the way of doing it now (the error the reclaim would answer), or null',
+  }),
+});
+
+export const PreviewSchema = Type.Object({
+  owner: Type.String(),
+  accounts: Type.Array(AccountPreviewSchema),
+  summary: PreviewSummarySchema,
+});
+
+export function previewOf(planned: PlannedOperation) {
+  const { actions, plan, problem: blocker } = planned;
+  const count = (kind: string) => actions.filter((a) => a.action === kind).length;
+  const sent = plan ? plan.transactions.flatMap((t) => t.planned.actions) : [];
+  const reclaim = sent.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
+  const excess = sent.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
+  const fee = plan?.feeLamports ?? 0n;
+  return {
+    owner: planned.state.owner,
+    accounts: actions.map((a) => ({
+      address: a.account.address,
+      mint: a.account.mint,
+      tokenProgram: a.account.tokenProgram,
+      amount: u64(a.account.amount),
+      decimals: a.mint?.decimals ?? null,
+      lamports: u64(a.account.lamports),
+      rentExemptLamports: u64(a.rentExemptLamports),
+      excessLamports: u64(a.excessLamports),
+      state: a.account.frozen ? ('frozen' as const) : ('initialized' as const),
+      isNative: a.account.isNative,
+      action: a.action,
+      code: a.code,
+    })),
+    summary: {
+      accounts: actions.length,
+      close: count('close'),
+      burn_and_close: count('burn_and_close'),
+      unwrap: count('unwrap'),
+      withdraw_excess: count('withdraw_excess'),
+      keep: count('keep'),
+      skip: count('skip'),
+      transactions: plan?.transactions.length ?? 0,
+      reclaimLamports: u64(reclaim),
+      excessLamports: u64(excess),
+      feeLamports: u64(fee),
+      netLamports: u64(reclaim + excess - fee),
+      netSol: formatSol(reclaim + excess - fee),
+      sponsored: plan?.sponsored ?? false,
+      problem: blocker ? { code: blocker.code, detail: blocker.message } : null,
+    },
+  };
+}

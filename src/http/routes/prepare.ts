@@ -1,0 +1,110 @@
+/**
+ * Keyless: the unsigned transactions a burn or a reclaim would send, for a wallet (Phantom, a
+ * Ledger, the `solana` CLI) to sign and POST /api/transactions to relay. The same pipeline as the
+ * keyed doors (plan, compute budget, money rules); it stops before signing.
+ */
+import type { Address } from '@solana/kit';
+import Type from 'typebox';
+import type { AppDeps, CinderApp } from '../../app.ts';
+import { priorityFeeToLamports } from '../../burn/priorityFee.ts';
+import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
+import { issueRelayToken } from '../../operations/relayToken.ts';
+import {
+  AllowNetLossField,
+  BurnListField,
+  FeePayerField,
+  OwnerField,
+  parseAddress,
+  parseBurnList,
+  PreviewSchema,
+  previewOf,
+  PriorityFeeField,
+  problem,
+  U64,
+  WithdrawExcessField,
+} from './operationSchemas.ts';
+
+/** A prepared message can be relayed while its blockhash lives (~150 slots ≈ 60–90 s); the token is honoured a little longer. */
+const RELAY_TOKEN_TTL_MS = 2 * 60 * 1000;
+
+const PrepareBurnRequestSchema = Type.Object(
+  {
+    mint: Type.String({ description: 'Mint address (base58) of the token to burn' }),
+    owner: OwnerField,
+    priorityFee: PriorityFeeField,
+    feePayer: Type.Optional(FeePayerField),
+    allowNetLoss: Type.Optional(AllowNetLossField),
+  },
+  { additionalProperties: false },
+);
+
+const PrepareReclaimRequestSchema = Type.Object(
+  {
+    owner: OwnerField,
+    priorityFee: PriorityFeeField,
+    burn: Type.Optional(BurnListField),
+    withdrawExcess: Type.Optional(WithdrawExcessField),
+    feePayer: Type.Optional(FeePayerField),
+    allowNetLoss: Type.Optional(AllowNetLossField),
+  },
+  { additionalProperties: false },
+);
+
+const PrepareResponseSchema = Type.Object({
+  transactions: Type.Array(Type.String({ description: 'base64 wire transaction, unsigned (signature slots zeroed)' })),
+  lastValidBlockHeight: U64,
+  feePayer: Type.String({ description: 'The fee payer of every transaction: the owner, or the service\'s fee sponsor' }),
+  relayToken: Type.Optional(
+    Type.String({ description: 'Sponsored only: POST it to /api/transactions with the signed transactions; the sponsor signs only these messages' }),
+  ),
+  details: PreviewSchema,
+});
+
+export function registerPrepareRoutes(
+  app: CinderApp,
+  { config, pipeline, serverSecret }: Pick<AppDeps, 'config'> & { pipeline: Pipeline; serverSecret: string },
+): void {
+  async function prepare(request: PipelineRequest) {
+    const prepared = await pipeline.prepare(request);
+    const { plan } = prepared;
+    return {
+      transactions: prepared.wireTransactions,
+      lastValidBlockHeight: plan.lifetime.lastValidBlockHeight.toString(),
+      feePayer: plan.parties.feePayer.address,
+      ...(plan.sponsored
+        ? { relayToken: issueRelayToken(serverSecret, prepared.transactions.map((t) => new Uint8Array(t.messageBytes)), Date.now() + RELAY_TOKEN_TTL_MS) }
+        : {}),
+      details: previewOf(prepared),
+    };
+  }
+
+  const describe = {
+    description:
+      'The unsigned transactions the keyed operation would send (same plan, compute budget and money rules), for a wallet to sign. Nothing is signed by the service. With `feePayer: "sponsor"` the service\'s fee sponsor pays and is repaid from the reclaimed rent; relay them with the `relayToken`.',
+    tags: ['keyless'],
+    response: { 200: PrepareResponseSchema, 400: problem, 401: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+  };
+
+  app.post('/api/burn_tokens/prepare', { schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
+    const { mint, owner, priorityFee, feePayer, allowNetLoss } = request.body;
+    const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
+    return prepare({
+      owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
+      door: { kind: 'burn', mint: mintAddress },
+      priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
+      allowNetLoss: allowNetLoss ?? false,
+      feePayer: feePayer ?? 'owner',
+    });
+  });
+
+  app.post('/api/reclaim_rent/prepare', { schema: { ...describe, summary: 'Prepare a whole-wallet reclaim for a wallet to sign', body: PrepareReclaimRequestSchema } }, async (request) => {
+    const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss } = request.body;
+    return prepare({
+      owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
+      door: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
+      priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
+      allowNetLoss: allowNetLoss ?? false,
+      feePayer: feePayer ?? 'owner',
+    });
+  });
+}

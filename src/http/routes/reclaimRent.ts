@@ -1,0 +1,144 @@
+/**
+ * Whole-wallet rent reclaim: GET previews (no key), POST does exactly what the preview showed.
+ * Both are the burn's pipeline with the whole wallet as input (src/operations/pipeline.ts).
+ */
+import Type from 'typebox';
+import type { AppDeps, CinderApp } from '../../app.ts';
+import { priorityFeeToLamports } from '../../burn/priorityFee.ts';
+import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
+import type { Pipeline } from '../../operations/pipeline.ts';
+import type { OperationLocks } from '../../store/operationLocks.ts';
+import {
+  AllowNetLossField,
+  BurnListField,
+  OperationDetailsFields,
+  operationDetails,
+  OwnerField,
+  parseAddress,
+  parseBurnList,
+  PreviewSchema,
+  previewOf,
+  PriorityFeeField,
+  problem,
+  StatusField,
+  U64,
+  UserPrivateKeyField,
+  WithdrawExcessField,
+} from './operationSchemas.ts';
+
+export const ReclaimRequestSchema = Type.Object(
+  {
+    userPrivateKey: UserPrivateKeyField,
+    priorityFee: PriorityFeeField,
+    burn: Type.Optional(BurnListField),
+    withdrawExcess: Type.Optional(WithdrawExcessField),
+    allowNetLoss: Type.Optional(AllowNetLossField),
+  },
+  { additionalProperties: false },
+);
+
+export const ReclaimResponseSchema = Type.Object({
+  transactionId: Type.String({ description: 'Signature of the first transaction' }),
+  status: StatusField,
+  message: Type.String(),
+  tx_hash: Type.String({ description: 'Alias of transactionId' }),
+  details: Type.Object({
+    ...OperationDetailsFields,
+    burned: Type.Array(Type.Object({ mint: Type.String(), amount: U64, decimals: Type.Integer() })),
+    excessWithdrawnLamports: U64,
+  }),
+});
+
+const PreviewQuerySchema = Type.Object(
+  {
+    owner: OwnerField,
+    burn: Type.Optional(Type.String({ description: 'Comma-separated mints to burn as well', maxLength: 4600 })),
+    priorityFee: Type.Optional(Type.String({ description: 'Total priority fee in SOL, as in a reclaim (default 0)', pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 20 })),
+    withdrawExcess: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  },
+  { additionalProperties: false },
+);
+
+export function registerReclaimRentRoutes(
+  app: CinderApp,
+  { config, pipeline, locks }: Pick<AppDeps, 'config'> & { pipeline: Pipeline; locks: OperationLocks },
+): void {
+  app.get(
+    '/api/reclaim_rent',
+    {
+      schema: {
+        summary: 'Preview a whole-wallet rent reclaim (no key)',
+        description:
+          "Every token account of `owner` in both token programs, the action a reclaim would take for each, and what would come back: lamports, fees and net. Nothing is signed or sent. `summary.problem` says what would stop the reclaim now (e.g. INSUFFICIENT_SOL_FOR_FEE).",
+        tags: ['reclaim'],
+        querystring: PreviewQuerySchema,
+        response: { 200: PreviewSchema, 400: problem, 401: problem, 429: problem, 500: problem, 503: problem },
+      },
+    },
+    async (request) => {
+      const { owner, burn, priorityFee, withdrawExcess } = request.query;
+      const ownerAddress = parseAddress(owner, 'owner', 'INVALID_OWNER');
+      const burnList = parseBurnList(burn === undefined || burn === '' ? [] : burn.split(','));
+      const fee = priorityFee === undefined ? 0 : Number(priorityFee);
+      const planned = await pipeline.preview({
+        owner: ownerAddress,
+        door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess === 'true' },
+        priorityFeeLamports: priorityFeeToLamports(fee, config.maxPriorityFeeLamports),
+        allowNetLoss: false,
+        feePayer: 'auto',
+      });
+      return previewOf(planned);
+    },
+  );
+
+  app.post(
+    '/api/reclaim_rent',
+    {
+      schema: {
+        summary: 'Reclaim the rent of a whole wallet',
+        description:
+          'Does what GET /api/reclaim_rent shows for the key\'s wallet: closes every empty token account (unwrapping empty wrapped SOL), burns and closes the listed mints, optionally withdraws excess rent, in as few transactions as fit. Money rules as for burns. One reclaim per owner at a time.',
+        tags: ['reclaim'],
+        body: ReclaimRequestSchema,
+        response: { 200: ReclaimResponseSchema, 400: problem, 401: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+      },
+    },
+    async (request) => {
+      const { userPrivateKey, priorityFee, burn, withdrawExcess, allowNetLoss } = request.body;
+      const burnList = parseBurnList(burn);
+      const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
+      const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
+      const deadline = Date.now() + config.burnDeadlineMs;
+      const result = await locks.run(
+        `reclaim:${signer.address}`,
+        () =>
+          pipeline.execute(
+            {
+              owner: signer.address,
+              door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
+              priorityFeeLamports,
+              allowNetLoss: allowNetLoss ?? false,
+              feePayer: 'auto',
+              keyIsSeed: isSeed,
+            },
+            signer,
+            { deadline, beforeSend: (signatures, height) => request.cinderRecordSent(signatures, height) },
+          ),
+        { busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2) },
+      );
+      request.log.info({ owner: result.owner, status: result.status, signatures: result.signatures }, 'reclaim finished');
+      const transactionId = result.signatures[0]!;
+      return {
+        transactionId,
+        status: result.status,
+        message: result.message,
+        tx_hash: transactionId,
+        details: {
+          ...operationDetails(result),
+          burned: result.burned.map((b) => ({ mint: b.mint, amount: b.amount.toString(), decimals: b.decimals })),
+          excessWithdrawnLamports: result.excessWithdrawnLamports.toString(),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,109 @@
+import Type from 'typebox';
+import type { AppDeps, CinderApp } from '../../app.ts';
+import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../operations/relay.ts';
+import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
+import type { SentTransactionLog } from '../../store/sentTransactions.ts';
+
+/** Base64 of the largest transaction. */
+const MAX_WIRE_BASE64 = Math.ceil(TRANSACTION_SIZE_LIMIT / 3) * 4;
+
+export const RelayRequestSchema = Type.Object(
+  {
+    transactions: Type.Array(Type.String({ minLength: 1, maxLength: MAX_WIRE_BASE64, description: 'A signed wire transaction, base64' }), {
+      minItems: 1,
+      maxItems: MAX_RELAY_TRANSACTIONS,
+      description: `1 to ${MAX_RELAY_TRANSACTIONS} signed transactions (base64 wire format), e.g. those of a prepare answer after the owner signed them`,
+    }),
+    relayToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 12_000,
+        description: 'The relayToken of a sponsored prepare answer: lets the fee sponsor add its signature to those exact messages',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const StatusSchema = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]);
+
+export const RelayResponseSchema = Type.Object({
+  transactionId: Type.String({ description: 'Signature of the first transaction' }),
+  status: StatusSchema,
+  message: Type.String(),
+  tx_hash: Type.String({ description: 'Alias of transactionId' }),
+  details: Type.Object({
+    signatures: Type.Array(Type.String()),
+    slot: Type.Union([Type.Integer(), Type.Null()]),
+    transactions: Type.Array(
+      Type.Object({
+        signature: Type.String(),
+        status: StatusSchema,
+        slot: Type.Union([Type.Integer(), Type.Null()]),
+        sponsored: Type.Boolean({ description: 'The fee sponsor paid the fee and was repaid in the same transaction' }),
+        error: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+  }),
+});
+
+export function toRelayResponse(result: RelayResult) {
+  const transactionId = result.signatures[0]!;
+  return {
+    transactionId,
+    status: result.status,
+    message: result.message,
+    tx_hash: transactionId,
+    details: {
+      signatures: result.signatures,
+      slot: result.slot === null ? null : Number(result.slot),
+      transactions: result.transactions.map((t) => ({ ...t, slot: t.slot === null ? null : Number(t.slot) })),
+    },
+  };
+}
+
+const problem = Type.Ref('Problem');
+
+export function registerRelayTransactionsRoute(
+  app: CinderApp,
+  {
+    chain,
+    config,
+    sponsor,
+    sentTransactions,
+    serverSecret,
+  }: Pick<AppDeps, 'chain' | 'config' | 'sponsor'> & { sentTransactions: SentTransactionLog; serverSecret: string },
+): void {
+  const relay = createRelay({
+    chain,
+    sentTransactions,
+    sponsor: sponsor ?? null,
+    serverSecret,
+    burnDeadlineMs: config.burnDeadlineMs,
+  });
+
+  app.post(
+    '/api/transactions',
+    {
+      schema: {
+        summary: 'Relay transactions signed elsewhere (keyless burn or reclaim)',
+        description:
+          'Lands transactions that a wallet signed (typically those of POST /api/burn_tokens/prepare or /api/reclaim_rent/prepare) and answers like a burn. ' +
+          'Each is checked first, and nothing is sent unless all pass: fully signed (every signature verified), only Compute Budget, System, SPL Token, ' +
+          'Token-2022 and Associated Token instructions, and a simulation that succeeds. The fee sponsor signs only messages this service prepared ' +
+          '(relayToken). Relaying the same transactions again answers with their current status and never acts twice.',
+        tags: ['keyless'],
+        body: RelayRequestSchema,
+        response: { 200: RelayResponseSchema, 400: problem, 401: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+      },
+    },
+    async (request) => {
+      const result = await relay({ transactions: request.body.transactions, relayToken: request.body.relayToken });
+      request.log.info(
+        { status: result.status, signatures: result.signatures, sponsored: result.transactions.some((t) => t.sponsored) },
+        'relay finished',
+      );
+      return toRelayResponse(result);
+    },
+  );
+}

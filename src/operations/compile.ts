@@ -1,0 +1,228 @@
+/**
+ * The compile step of the pipeline: planned transactions → priced transactions, with the money
+ * rules checked on the result. Each transaction is simulated once, at the priority fee it will
+ * really pay (so the node also checks that the fee payer can pay it), to size its compute limit;
+ * then the exact fee of the final transaction is computed and every money rule is checked on it
+ * before anything is signed.
+ */
+import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, type Address, type TransactionSigner } from '@solana/kit';
+import type { BlockhashLifetime, ChainAdapter } from '../chain/chainAdapter.ts';
+import { customErrorCode, describeTransactionError, tokenErrorCode } from '../chain/transactionError.ts';
+import { CinderError } from '../errors.ts';
+import { computeUnitPriceFor, formatSol, priorityFeeCharged } from '../burn/priorityFee.ts';
+import type { AccountAction } from '../plan/actions.ts';
+import {
+  assertFeeWithinReclaim,
+  assertOwnerCanPay,
+  BASE_FEE_LAMPORTS_PER_SIGNATURE,
+  canRepaySponsor,
+} from '../plan/money.ts';
+import {
+  MAX_COMPUTE_UNIT_LIMIT,
+  packTransactions,
+  transactionInstructions,
+  transactionMessage,
+  withComputeBudget,
+  type PlannedTransaction,
+  type TransactionParties,
+} from '../plan/pack.ts';
+import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
+
+/** Simulated units + 10 %, and at least 1,000 CU of headroom. */
+export function computeUnitLimitFor(unitsConsumed: number): number {
+  return Math.min(MAX_COMPUTE_UNIT_LIMIT, Math.max(Math.ceil(unitsConsumed * 1.1), unitsConsumed + 1000));
+}
+
+export interface CompiledTransaction {
+  planned: PlannedTransaction;
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: bigint;
+  feeLamports: bigint;
+  /** Sponsored: what the owner pays the sponsor back in this transaction (its exact fee). */
+  repayLamports: bigint;
+}
+
+export interface CompiledPlan {
+  parties: TransactionParties;
+  sponsored: boolean;
+  transactions: CompiledTransaction[];
+  feeLamports: bigint;
+  returnsLamports: bigint;
+  netLamports: bigint;
+  lifetime: BlockhashLifetime;
+}
+
+export interface CompileInput {
+  owner: Address;
+  ownerLamports: bigint;
+  /** The real signer for a keyed operation; absent for preview and prepare. */
+  ownerSigner?: TransactionSigner;
+  actions: readonly AccountAction[];
+  rent: Rent;
+  priorityFeeLamports: bigint;
+  allowNetLoss: boolean;
+  lifetime: BlockhashLifetime;
+  /** 'auto': the owner pays when it can, else the sponsor (when one is configured). */
+  feePayer: 'owner' | 'sponsor' | 'auto';
+  sponsor: { signer: TransactionSigner; lamports: bigint } | null;
+}
+
+/** The total priority fee is shared between the transactions; the first takes the remainder. */
+function shareOf(total: bigint, count: number, index: number): bigint {
+  const n = BigInt(count);
+  return total / n + (index === 0 ? total % n : 0n);
+}
+
+function simulationFailure(err: unknown, payer: Address): CinderError {
+  if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound' || (typeof err === 'object' && err && 'InsufficientFundsForRent' in err)) {
+    return new CinderError('INSUFFICIENT_SOL_FOR_FEE', `${payer} does not hold enough SOL to pay the transaction fee. Nothing was sent.`);
+  }
+  const custom = customErrorCode(err);
+  if (custom === tokenErrorCode('AccountFrozen')) return new CinderError('ACCOUNT_FROZEN', 'A token account is frozen. Nothing was sent.');
+  if (custom === tokenErrorCode('MintPaused')) return new CinderError('MINT_PAUSED', 'The mint is paused. Nothing was sent.');
+  return new CinderError('TRANSACTION_REJECTED', `The transaction would fail on chain (${describeTransactionError(err)}). Nothing was sent.`);
+}
+
+const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';
+
+/** The most a transaction can cost before simulation: the base fee of each signature plus its whole priority share. */
+function feeUpperBound(signatures: number, share: bigint): bigint {
+  return BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + share;
+}
+
+async function priceTransactions(
+  chain: ChainAdapter,
+  planned: PlannedTransaction[],
+  parties: TransactionParties,
+  input: CompileInput,
+  deadline: number,
+): Promise<CompiledTransaction[]> {
+  const sponsored = parties.feePayer.address !== parties.owner.address;
+  const signatures = sponsored ? 2 : 1;
+  return Promise.all(
+    planned.map(async (transaction, index) => {
+      const share = shareOf(input.priorityFeeLamports, planned.length, index);
+      // Simulated at the largest limit with the price that makes it pay `share`: the node then
+      // checks the payer against (almost exactly) the fee the final transaction pays.
+      const simulationPrice = computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT);
+      const repayBound = sponsored ? feeUpperBound(signatures, share) : 0n;
+      const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, simulationPrice, transactionInstructions(transaction.actions, parties, repayBound));
+      const wire = getBase64EncodedWireTransaction(compileTransaction(transactionMessage(parties.feePayer, input.lifetime, instructions)));
+      const simulation = await chain.simulate(wire, deadline);
+      if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
+      const computeUnitLimit =
+        simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed);
+      const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
+      const feeLamports =
+        BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
+      return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
+    }),
+  );
+}
+
+function sponsorUnavailable(detail: string): CinderError {
+  return new CinderError('SPONSOR_UNAVAILABLE', `${detail} Nothing was sent; try again later.`, { headers: { 'retry-after': '30' } });
+}
+
+function summarize(parties: TransactionParties, transactions: CompiledTransaction[], lifetime: BlockhashLifetime): CompiledPlan {
+  const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
+  const returnsLamports = transactions.reduce((sum, t) => sum + t.planned.returnsLamports, 0n);
+  return {
+    parties,
+    sponsored: parties.feePayer.address !== parties.owner.address,
+    transactions,
+    feeLamports,
+    returnsLamports,
+    netLamports: returnsLamports - feeLamports,
+    lifetime,
+  };
+}
+
+/** The owner pays: simulate, price, and check the fee payer's reserve and the fee against the reclaim. */
+async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner: TransactionSigner, deadline: number): Promise<CompiledPlan> {
+  const parties = { owner, feePayer: owner };
+  const planned = packTransactions(input.actions, parties);
+  const reserve = rentExemptMinimum(input.rent, 0);
+  let transactions: CompiledTransaction[];
+  try {
+    transactions = await priceTransactions(chain, planned, parties, input, deadline);
+  } catch (error) {
+    if (!(error instanceof CinderError) || !isFeePayerFailure(error)) throw error;
+    // The node refused the fee payer: say exactly how much is missing, from the fee bounds.
+    const bounds = planned.map((_, i) => feeUpperBound(1, shareOf(input.priorityFeeLamports, planned.length, i)));
+    assertOwnerCanPay(input.owner, input.ownerLamports, bounds, reserve);
+    throw error;
+  }
+  assertOwnerCanPay(input.owner, input.ownerLamports, transactions.map((t) => t.feeLamports), reserve);
+  const plan = summarize(parties, transactions, input.lifetime);
+  assertFeeWithinReclaim(plan.returnsLamports, plan.feeLamports, input.allowNetLoss);
+  return plan;
+}
+
+/** A sponsor pays, and each transaction repays it its exact fee out of the owner's reclaimed rent. */
+async function compileSponsored(
+  chain: ChainAdapter,
+  input: CompileInput,
+  owner: TransactionSigner,
+  sponsor: NonNullable<CompileInput['sponsor']>,
+  deadline: number,
+): Promise<CompiledPlan> {
+  const parties = { owner, feePayer: sponsor.signer };
+  const planned = packTransactions(input.actions, parties);
+  const reserve = rentExemptMinimum(input.rent, 0);
+  // Each transaction takes its fee from the sponsor and gives it back atomically, so a sponsor
+  // that can pay the largest one stays whole whatever else is in flight.
+  const largest = planned.reduce((max, _, i) => {
+    const bound = feeUpperBound(2, shareOf(input.priorityFeeLamports, planned.length, i));
+    return bound > max ? bound : max;
+  }, 0n);
+  if (sponsor.lamports - largest < reserve) {
+    throw sponsorUnavailable(`The fee sponsor holds ${formatSol(sponsor.lamports)} SOL, too little to pay fees now.`);
+  }
+  const transactions = await priceTransactions(chain, planned, parties, input, deadline).catch((error: unknown) => {
+    // The simulation includes the repayment: a failure here is usually an owner that cannot repay.
+    if (error instanceof CinderError && error.code === 'TRANSACTION_REJECTED') throw cannotRepay();
+    throw error;
+  });
+  for (const transaction of transactions) {
+    if (!canRepaySponsor(input.ownerLamports, transaction.planned.returnsLamports, transaction.feeLamports, reserve)) throw cannotRepay();
+  }
+  return summarize(parties, transactions, input.lifetime);
+}
+
+function cannotRepay(): CinderError {
+  return new CinderError(
+    'FEE_EXCEEDS_RECLAIM',
+    'The fee sponsor only pays for transactions whose reclaimed rent repays it in full, leaving the owner a valid balance; this one would not. Nothing was sent.',
+  );
+}
+
+/**
+ * Prices the plan with the right fee payer and checks every money rule on the result. The owner
+ * pays when it can; a sponsor pays only when the owner cannot (or `feePayer: 'sponsor'` asks).
+ */
+export async function compilePlan(chain: ChainAdapter, input: CompileInput, deadline: number): Promise<CompiledPlan> {
+  const owner = input.ownerSigner ?? createNoopSigner(input.owner);
+  if (input.feePayer === 'sponsor') {
+    if (!input.sponsor) throw sponsorUnavailable('No fee sponsor is configured on this service (SPONSOR_KEYPAIR).');
+    return compileSponsored(chain, input, owner, input.sponsor, deadline);
+  }
+  try {
+    return await compileOwnerPays(chain, input, owner, deadline);
+  } catch (error) {
+    if (input.feePayer === 'auto' && input.sponsor && error instanceof CinderError && isFeePayerFailure(error)) {
+      return compileSponsored(chain, input, owner, input.sponsor, deadline);
+    }
+    throw error;
+  }
+}
+
+/** The message of a compiled transaction, ready to sign (by the owner, and the sponsor when sponsored). */
+export function compiledMessage(plan: CompiledPlan, transaction: CompiledTransaction) {
+  const instructions = withComputeBudget(
+    transaction.computeUnitLimit,
+    transaction.computeUnitPriceMicroLamports,
+    transactionInstructions(transaction.planned.actions, plan.parties, transaction.repayLamports),
+  );
+  return transactionMessage(plan.parties.feePayer, plan.lifetime, instructions);
+}

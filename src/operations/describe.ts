@@ -1,0 +1,59 @@
+/**
+ * The human sentence of an operation's result: what was burned, closed and reclaimed, the fees and
+ * the net, what was skipped and why, or what went wrong. Pure.
+ */
+import type { MintState } from '../burn/tokenState.ts';
+import { formatSol } from '../burn/priorityFee.ts';
+import { formatNetSol } from '../plan/money.ts';
+import type { Door, OperationResult } from './pipeline.ts';
+import { reasonText } from './pipeline.ts';
+
+/** A raw u64 amount in UI units with thousands separators: (1234500000n, 6) → "1,234.5". */
+export function formatTokenAmount(amount: bigint, decimals: number): string {
+  const scale = 10n ** BigInt(decimals);
+  const whole = (amount / scale).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const fraction = decimals > 0 ? (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '') : '';
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+const accounts = (n: number) => `${n} account${n === 1 ? '' : 's'}`;
+
+function whatWasDone(result: Omit<OperationResult, 'message'>, door: Door, mint: MintState | null): string {
+  const closed = result.closedAccounts.length;
+  if (door.kind === 'burn') {
+    const burned = result.burned[0]?.amount ?? 0n;
+    if (mint?.isNative) return `Unwrapped SOL and closed ${accounts(closed)} of ${door.mint}`;
+    return burned > 0n
+      ? `Burned ${formatTokenAmount(burned, mint!.decimals)} of ${door.mint} and closed ${accounts(closed)}`
+      : `Closed ${accounts(closed)} of ${door.mint} (nothing to burn)`;
+  }
+  const parts = [`Closed ${accounts(closed)}`];
+  if (result.burned.length > 0) parts.push(`burned the balances of ${result.burned.length} mint${result.burned.length === 1 ? '' : 's'}`);
+  if (result.excessWithdrawnLamports > 0n) parts.push(`withdrew ${formatSol(result.excessWithdrawnLamports)} SOL of excess rent`);
+  return parts.join(', ');
+}
+
+export function describeOutcome(result: Omit<OperationResult, 'message'>, door: Door, mint: MintState | null): string {
+  const money =
+    `reclaimed ${formatSol(result.reclaimedLamports + result.excessWithdrawnLamports)} SOL, ` +
+    `fees ${formatSol(result.feeLamports)} SOL${result.sponsored ? ' (paid by the fee sponsor and repaid from the reclaimed rent)' : ''}, ` +
+    `net ${formatNetSol(result.netLamports)} SOL`;
+  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${accounts(result.skippedAccounts.length)}: ${reasonText(result.skippedAccounts)}.` : '';
+  const done = `${whatWasDone(result, door, mint)}; ${money}`;
+  if (result.status === 'success') return `${done}.${skipped}`;
+
+  const problems = result.transactions
+    .filter((t) => t.status !== 'success')
+    .map((t) => `transaction ${t.signature} ${t.status === 'pending' ? 'is pending' : `failed: ${t.error}`}`);
+  const landedSome = result.closedAccounts.length > 0 || result.excessWithdrawnLamports > 0n;
+  if (result.status === 'pending') {
+    return (
+      `The transactions were sent but their confirmation could not be observed in time, so the outcome is unknown: ` +
+      `${problems.join('; ')}. Check with GET /api/transactions/{signature}; do not resend until it is final.` +
+      (landedSome ? ` Meanwhile: ${done}.` : '') +
+      skipped
+    );
+  }
+  const partial = landedSome ? ` Only part of it landed: ${done}.` : ` Nothing was burned or closed; fees paid: ${formatSol(result.feeLamports)} SOL.`;
+  return `It failed: ${problems.join('; ')}.${partial}${skipped}`;
+}

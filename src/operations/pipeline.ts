@@ -1,0 +1,287 @@
+/**
+ * One pipeline, three doors (DESIGN.md): read the wallet → plan each account's action → compile
+ * (pack, price, money rules) → sign → land. A burn of one mint and a whole-wallet reclaim differ
+ * only in what is read and planned; a preview stops after compile, prepare hands back the unsigned
+ * bytes, a keyed operation signs and lands.
+ */
+import {
+  compileTransaction,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  signTransactionMessageWithSigners,
+  type Address,
+  type KeyPairSigner,
+  type Signature,
+} from '@solana/kit';
+import type { ChainAdapter } from '../chain/chainAdapter.ts';
+import { CinderError, type CinderErrorCode } from '../errors.ts';
+import type { MintState } from '../burn/tokenState.ts';
+import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
+import type { Sponsor } from '../keys/sponsor.ts';
+import type { SentTransactionLog } from '../store/sentTransactions.ts';
+import { compiledMessage, compilePlan, type CompiledPlan } from './compile.ts';
+import { describeOutcome } from './describe.ts';
+import { landTransactions, overallStatus, reportLanding, type BeforeSend, type OperationStatus } from './land.ts';
+import { readWallet } from './readWallet.ts';
+
+export interface PipelineDeps {
+  chain: ChainAdapter;
+  sentTransactions: SentTransactionLog;
+  burnDeadlineMs: number;
+  sponsor: Sponsor | null;
+  /** The embedded local chain is in use (messages say so where it matters). */
+  localChain: boolean;
+}
+
+/** What the owner asked for: one mint burned (a burn), or the whole wallet cleaned (a reclaim). */
+export type Door = { kind: 'burn'; mint: Address } | { kind: 'reclaim'; burn: readonly Address[]; withdrawExcess: boolean };
+
+export interface PipelineRequest {
+  owner: Address;
+  door: Door;
+  priorityFeeLamports: bigint;
+  allowNetLoss: boolean;
+  /** 'auto' (keyed operations and previews): the sponsor pays only when the owner cannot. */
+  feePayer: 'owner' | 'sponsor' | 'auto';
+  /**
+   * The key was given as 32 bytes: a seed, or a wallet address pasted by mistake. The pasted value
+   * itself is never looked up on chain (were it a real seed, that would hand it to the RPC
+   * provider); an address pasted as a key shows as a key whose own wallet has nothing at all.
+   */
+  keyIsSeed?: boolean;
+}
+
+export interface SkippedAccount {
+  address: Address;
+  code: CinderErrorCode;
+  /** Why, in a sentence. */
+  reason: string;
+}
+
+export interface PlannedOperation {
+  request: PipelineRequest;
+  state: WalletState;
+  actions: AccountAction[];
+  /** null: nothing to send (a preview still answers). */
+  plan: CompiledPlan | null;
+  /** Why the plan cannot be carried out as it stands (a preview shows it; the keyed doors throw it). */
+  problem: CinderError | null;
+  mint: MintState | null;
+}
+
+export interface TransactionReport {
+  signature: Signature;
+  status: OperationStatus;
+  slot: bigint | null;
+  closedAccounts: Address[];
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: bigint;
+  feeLamports: bigint;
+  error: string | null;
+}
+
+export interface OperationResult {
+  status: OperationStatus;
+  message: string;
+  owner: Address;
+  signatures: Signature[];
+  slot: bigint | null;
+  sponsored: boolean;
+  transactions: TransactionReport[];
+  /** What landed without error: */
+  closedAccounts: Address[];
+  burned: { mint: Address; amount: bigint; decimals: number }[];
+  reclaimedLamports: bigint;
+  excessWithdrawnLamports: bigint;
+  /** Fees the owner bore (sponsored: repaid to the sponsor) for the transactions that landed. */
+  feeLamports: bigint;
+  netLamports: bigint;
+  skippedAccounts: SkippedAccount[];
+  /** What was planned, for "only part of it landed" messages. */
+  plannedAccounts: number;
+}
+
+/** Why an account is skipped, in a sentence a person can act on. */
+function skipReason(action: AccountAction): string {
+  const { account } = action;
+  switch (action.code) {
+    case 'ACCOUNT_FROZEN':
+      return `Token account ${account.address} is frozen by the mint's freeze authority: it can be neither burned nor closed until thawed`;
+    case 'CLOSE_AUTHORITY_NOT_OWNER':
+      return `Token account ${account.address} has close authority ${account.closeAuthority}, not the owner: only that authority can close it`;
+    case 'CONFIDENTIAL_BALANCE_NOT_EMPTY':
+      return `Token account ${account.address} holds a confidential-transfer balance; Token-2022 only closes it once that balance is withdrawn (this needs the owner's ElGamal key)`;
+    case 'MINT_PAUSED':
+      return `Token account ${account.address} holds a balance of a paused mint (Token-2022 Pausable): the program refuses to burn it until the mint's pause authority resumes the mint`;
+    case 'BURN_NOT_PERMITTED':
+      return `Token account ${account.address} holds a balance of a mint with Token-2022 PermissionedBurn: a burn needs the mint's burn authority to sign as well, and Cinder never holds that key`;
+    case 'MINT_NOT_FOUND':
+      return `Token account ${account.address} belongs to mint ${account.mint}, which no longer exists, and it still holds tokens or withheld fees`;
+    default:
+      return `Token account ${account.address} cannot be closed (${action.code})`;
+  }
+}
+
+export const skippedOf = (actions: readonly AccountAction[]): SkippedAccount[] =>
+  actions.filter((a) => a.action === 'skip').map((a) => ({ address: a.account.address, code: a.code!, reason: skipReason(a) }));
+
+export const reasonText = (skipped: readonly SkippedAccount[]): string => skipped.map((s) => s.reason).join('; ');
+
+function nothingToDo(request: PipelineRequest, actions: AccountAction[]): CinderError {
+  const skipped = skippedOf(actions);
+  if (request.door.kind === 'burn') {
+    if (actions.length === 0) {
+      return new CinderError('NO_TOKEN_ACCOUNT', `${request.owner} has no token account of mint ${request.door.mint}. Nothing was sent.`);
+    }
+    // Every account of the mint is blocked: the first reason is the answer's code, all are listed.
+    return new CinderError(skipped[0]!.code, `${reasonText(skipped)}. Nothing was sent.`, {
+      extensions: { accounts: skipped.map((s) => s.address), skippedAccounts: skipped },
+    });
+  }
+  const asked = [
+    'no empty token account to close',
+    ...(request.door.burn.length > 0 ? ['no account of the listed mints to burn'] : []),
+    ...(request.door.withdrawExcess ? ['no excess rent to withdraw'] : []),
+  ];
+  return new CinderError(
+    'NOTHING_TO_RECLAIM',
+    `${request.owner} has nothing to reclaim: ${asked.join(', ')}.${skipped.length > 0 ? ` Skipped: ${reasonText(skipped)}.` : ''} Nothing was sent.`,
+    { extensions: { skippedAccounts: skipped } },
+  );
+}
+
+export function createPipeline(deps: PipelineDeps) {
+  const { chain } = deps;
+
+  /** Read → plan → compile. Never throws for a money rule: the problem is returned, for the preview to show. */
+  async function planOperation(request: PipelineRequest, deadline: number): Promise<PlannedOperation> {
+    const { door } = request;
+    const alsoRead = deps.sponsor ? [deps.sponsor.signer.address] : [];
+    const [{ state, also }, lifetime] = await Promise.all([
+      readWallet(chain, { owner: request.owner, mint: door.kind === 'burn' ? door.mint : undefined, alsoRead, localChain: deps.localChain }, deadline),
+      chain.getLatestBlockhash(deadline),
+    ]);
+    if (request.keyIsSeed && state.ownerLamports === 0n && state.accounts.length === 0) {
+      throw new CinderError(
+        'INVALID_PRIVATE_KEY',
+        `userPrivateKey looks like a wallet address, not a private key: read as a 32-byte seed it signs for ${request.owner}, ` +
+          'a wallet with no SOL and no token accounts. Send the 64-byte secret key (Phantom: Export Private Key) instead.',
+        { errors: [{ field: 'userPrivateKey', message: 'this is a wallet address, not a private key' }] },
+      );
+    }
+    const burnMints = new Set(door.kind === 'burn' ? [door.mint] : door.burn);
+    const actions = planAccountActions(state, { burnMints, withdrawExcess: door.kind === 'reclaim' && door.withdrawExcess });
+    const mint = door.kind === 'burn' ? state.mints.get(door.mint)! : null;
+    const base = { request, state, actions, mint };
+    if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, plan: null, problem: nothingToDo(request, actions) };
+
+    const sponsorAccount = deps.sponsor ? also.get(deps.sponsor.signer.address) : null;
+    try {
+      const plan = await compilePlan(
+        chain,
+        {
+          owner: request.owner,
+          ownerLamports: state.ownerLamports,
+          actions,
+          rent: state.rent,
+          priorityFeeLamports: request.priorityFeeLamports,
+          allowNetLoss: request.allowNetLoss,
+          lifetime,
+          feePayer: request.feePayer,
+          sponsor: deps.sponsor ? { signer: deps.sponsor.signer, lamports: sponsorAccount?.lamports ?? 0n } : null,
+        },
+        deadline,
+      );
+      return { ...base, plan, problem: null };
+    } catch (error) {
+      if (error instanceof CinderError && error.status === 400) return { ...base, plan: null, problem: error };
+      throw error;
+    }
+  }
+
+  /** Plans, and throws what stands in the way: the keyed and prepare doors only go on with a plan that can land. */
+  async function planOrThrow(request: PipelineRequest, deadline: number): Promise<PlannedOperation & { plan: CompiledPlan }> {
+    const planned = await planOperation(request, deadline);
+    if (planned.problem || !planned.plan) throw planned.problem!;
+    return planned as PlannedOperation & { plan: CompiledPlan };
+  }
+
+  return {
+    /** GET /api/reclaim_rent: what a reclaim with these options would do, nothing signed. */
+    async preview(request: PipelineRequest): Promise<PlannedOperation> {
+      return planOperation(request, Date.now() + deps.burnDeadlineMs);
+    },
+
+    /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
+    async prepare(request: PipelineRequest) {
+      const planned = await planOrThrow(request, Date.now() + deps.burnDeadlineMs);
+      const transactions = planned.plan.transactions.map((t) => compileTransaction(compiledMessage(planned.plan, t)));
+      return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction) };
+    },
+
+    /** POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the sponsor's), land. */
+    async execute(
+      request: PipelineRequest,
+      signer: KeyPairSigner,
+      options: { beforeSend?: BeforeSend; deadline?: number } = {},
+    ): Promise<OperationResult & { planned: PlannedOperation }> {
+      const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
+      const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
+      const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
+      const signed = await Promise.all(plan.transactions.map((t) => signTransactionMessageWithSigners(compiledMessage(plan, t))));
+      const outcomes = await landTransactions(
+        deps,
+        signed.map((transaction) => ({
+          wire: getBase64EncodedWireTransaction(transaction),
+          signature: getSignatureFromTransaction(transaction),
+          lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
+        })),
+        deadline,
+        options.beforeSend,
+      );
+
+      const reports = outcomes.map(reportLanding);
+      const transactions: TransactionReport[] = plan.transactions.map((t, i) => ({
+        signature: getSignatureFromTransaction(signed[i]!),
+        status: reports[i]!.status,
+        slot: reports[i]!.slot,
+        closedAccounts: t.planned.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
+        computeUnitLimit: t.computeUnitLimit,
+        computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
+        // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
+        feeLamports: reports[i]!.paidFee && (reports[i]!.status === 'success' || !plan.sponsored) ? t.feeLamports : 0n,
+        error: reports[i]!.error,
+      }));
+      const landed = plan.transactions.filter((_, i) => reports[i]!.status === 'success');
+      const landedActions = landed.flatMap((t) => t.planned.actions);
+      const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
+      for (const entry of landed.flatMap((t) => t.planned.burned)) {
+        const sum = burned.get(entry.mint);
+        burned.set(entry.mint, sum ? { ...sum, amount: sum.amount + entry.amount } : entry);
+      }
+      const reclaimedLamports = landedActions.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
+      const excessWithdrawnLamports = landedActions.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
+      const feeLamports = transactions.reduce((s, t) => s + t.feeLamports, 0n);
+      const slots = transactions.map((t) => t.slot).filter((s): s is bigint => s !== null);
+      const result: Omit<OperationResult, 'message'> = {
+        status: overallStatus(transactions.map((t) => t.status)),
+        owner: signer.address,
+        signatures: transactions.map((t) => t.signature),
+        slot: slots.length > 0 ? slots.reduce((a, b) => (a > b ? a : b)) : null,
+        sponsored: plan.sponsored,
+        transactions,
+        closedAccounts: landedActions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
+        burned: [...burned.values()],
+        reclaimedLamports,
+        excessWithdrawnLamports,
+        feeLamports,
+        netLamports: reclaimedLamports + excessWithdrawnLamports - feeLamports,
+        skippedAccounts: skippedOf(planned.actions),
+        plannedAccounts: plan.transactions.reduce((s, t) => s + t.planned.actions.length, 0),
+      };
+      return { ...result, message: describeOutcome(result, request.door, planned.mint), planned };
+    },
+  };
+}
+
+export type Pipeline = ReturnType<typeof createPipeline>;

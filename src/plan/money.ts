@@ -1,0 +1,73 @@
+/**
+ * The money rules, in one place, as checks on the compiled plan before anything is signed
+ * (contract: "Money rules"). Pure: balances and fees in, a CinderError out when a rule says no.
+ */
+import type { Address } from '@solana/kit';
+import { CinderError } from '../errors.ts';
+import { formatSol } from '../burn/priorityFee.ts';
+
+export const BASE_FEE_LAMPORTS_PER_SIGNATURE = 5000n;
+
+/** The signed net as the message says it: "+0.00103428" or "−0.00797" (a true minus sign). */
+export function formatNetSol(netLamports: bigint): string {
+  return netLamports < 0n ? `−${formatSol(-netLamports)}` : `+${formatSol(netLamports)}`;
+}
+
+/**
+ * Whether a payer may pay `fee` out of `balance`: the runtime refuses a fee payer that would be
+ * left with a balance between 0 and the rent-exempt minimum of an empty account.
+ */
+export function leavesValidBalance(balance: bigint, fee: bigint, reserve: bigint): boolean {
+  const after = balance - fee;
+  return after === 0n || after >= reserve;
+}
+
+/** What the payer lacks to pay these fees and keep the reserve (0 when it can pay). */
+export function missingForFees(balance: bigint, fees: readonly bigint[], reserve: bigint): bigint {
+  const total = fees.reduce((sum, fee) => sum + fee, 0n);
+  // Each transaction may land first, and together they take the total: all must leave a valid balance.
+  const ok = leavesValidBalance(balance, total, reserve) && fees.every((fee) => leavesValidBalance(balance, fee, reserve));
+  if (ok) return 0n;
+  return total + reserve - balance;
+}
+
+/** The owner pays: 400 INSUFFICIENT_SOL_FOR_FEE, saying how much is missing, when it cannot. */
+export function assertOwnerCanPay(owner: Address, balance: bigint, fees: readonly bigint[], reserve: bigint): void {
+  const missing = missingForFees(balance, fees, reserve);
+  if (missing === 0n) return;
+  const total = fees.reduce((sum, fee) => sum + fee, 0n);
+  throw new CinderError(
+    'INSUFFICIENT_SOL_FOR_FEE',
+    `${owner} holds ${formatSol(balance)} SOL; the fees are ${formatSol(total)} SOL and a fee payer must keep ${formatSol(reserve)} SOL ` +
+      `(the rent-exempt minimum) or end at exactly 0, so ${formatSol(missing)} SOL more is needed. Nothing was sent.`,
+    {
+      extensions: {
+        balanceLamports: balance.toString(),
+        feeLamports: total.toString(),
+        reserveLamports: reserve.toString(),
+        missingLamports: missing.toString(),
+      },
+    },
+  );
+}
+
+/** 400 FEE_EXCEEDS_RECLAIM when the fees are larger than what comes back, unless the caller accepts a net loss. */
+export function assertFeeWithinReclaim(returnsLamports: bigint, feeLamports: bigint, allowNetLoss: boolean): void {
+  if (feeLamports <= returnsLamports || allowNetLoss) return;
+  const net = returnsLamports - feeLamports;
+  throw new CinderError(
+    'FEE_EXCEEDS_RECLAIM',
+    `The fees (${formatSol(feeLamports)} SOL) are larger than what comes back (${formatSol(returnsLamports)} SOL): net ${formatNetSol(net)} SOL. ` +
+      'Lower priorityFee, or send "allowNetLoss": true to accept the loss. Nothing was sent.',
+    { extensions: { reclaimLamports: returnsLamports.toString(), feeLamports: feeLamports.toString(), netLamports: net.toString() } },
+  );
+}
+
+/**
+ * A sponsored transaction repays its sponsor out of its own closes: the owner, after receiving
+ * `returnsLamports` and paying back `feeLamports`, must keep a valid balance. One that could not
+ * repay in full is never sent (the sponsor would pay for a transaction that fails).
+ */
+export function canRepaySponsor(ownerBalance: bigint, returnsLamports: bigint, feeLamports: bigint, reserve: bigint): boolean {
+  return returnsLamports >= feeLamports && leavesValidBalance(ownerBalance + returnsLamports, feeLamports, reserve);
+}

@@ -1,0 +1,173 @@
+/**
+ * The second step of the pipeline: the accounts' actions packed into as few legacy transactions
+ * as the 1,232-byte packet allows, and each transaction's message. Pure: no I/O, no keys (signers
+ * here may be no-op signers that only mark an account as one that must sign).
+ */
+import {
+  appendTransactionMessageInstructions,
+  blockhash,
+  createTransactionMessage,
+  getTransactionMessageSize,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Address,
+  type Instruction,
+  type TransactionSigner,
+} from '@solana/kit';
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getBurnCheckedInstruction, getCloseAccountInstruction, getWithdrawExcessLamportsInstruction } from '@solana-program/token';
+import { getHarvestWithheldTokensToMintInstruction } from '@solana-program/token-2022';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '../burn/tokenState.ts';
+import type { BlockhashLifetime } from '../chain/chainAdapter.ts';
+import { ACTIONS_THAT_SEND, type AccountAction } from './actions.ts';
+
+/** Solana's packet limit for a legacy transaction. */
+export const TRANSACTION_SIZE_LIMIT = 1232;
+export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
+/** The largest u64: the placeholder amount of a sponsor's repayment, so its size is the size of the real one. */
+const U64_MAX = 2n ** 64n - 1n;
+
+/**
+ * Upper bounds used only to decide how many accounts fit one transaction; the limit actually
+ * requested comes from simulation. Token-2022 instructions cost more (extension parsing).
+ */
+const computeUnitsPerAccount = (action: AccountAction) =>
+  (action.account.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? 30_000 : 12_000) * (action.action === 'burn_and_close' ? 2 : 1);
+const COMPUTE_UNITS_FOR_HARVEST = 30_000;
+const COMPUTE_UNITS_FOR_REPAY = 1_000;
+
+export interface TransactionParties {
+  /** The token accounts' owner: signs every token instruction. */
+  owner: TransactionSigner;
+  /** Who pays the fees: the owner, or a sponsor that the owner repays in the same transaction. */
+  feePayer: TransactionSigner;
+}
+
+export interface PlannedTransaction {
+  actions: AccountAction[];
+  /** Lamports the actions move to the owner. */
+  returnsLamports: bigint;
+  burned: { mint: Address; amount: bigint; decimals: number }[];
+  computeUnitEstimate: number;
+}
+
+function sponsored(parties: TransactionParties): boolean {
+  return parties.feePayer.address !== parties.owner.address;
+}
+
+function instructionsOf(action: AccountAction, owner: TransactionSigner): Instruction[] {
+  const { account } = action;
+  const config = { programAddress: account.tokenProgram };
+  const close = () => getCloseAccountInstruction({ account: account.address, destination: owner.address, owner }, config);
+  switch (action.action) {
+    case 'close':
+    case 'unwrap': // closing a wrapped-SOL account returns its SOL: that is the unwrap
+      return [close()];
+    case 'burn_and_close':
+      return [
+        getBurnCheckedInstruction(
+          { account: account.address, mint: account.mint, authority: owner, amount: action.burnAmount, decimals: action.mint!.decimals },
+          config,
+        ),
+        close(),
+      ];
+    case 'withdraw_excess':
+      return [getWithdrawExcessLamportsInstruction({ source: account.address, destination: owner.address, authority: owner }, config)];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The instructions of one transaction, compute budget excluded: harvests of withheld fees first
+ * (one per mint), then each action's, then the sponsor's repayment (`repayLamports`) last, after
+ * the closes have paid the owner.
+ */
+export function transactionInstructions(actions: readonly AccountAction[], parties: TransactionParties, repayLamports: bigint): Instruction[] {
+  const harvestSources = new Map<Address, Address[]>();
+  for (const action of actions) {
+    if (action.harvest) harvestSources.set(action.account.mint, [...(harvestSources.get(action.account.mint) ?? []), action.account.address]);
+  }
+  const harvests = [...harvestSources].map(([mint, sources]) => getHarvestWithheldTokensToMintInstruction({ mint, sources }));
+  const repay = sponsored(parties)
+    ? [getTransferSolInstruction({ source: parties.owner, destination: parties.feePayer.address, amount: repayLamports })]
+    : [];
+  return [...harvests, ...actions.flatMap((action) => instructionsOf(action, parties.owner)), ...repay];
+}
+
+export function withComputeBudget(computeUnitLimit: number, computeUnitPriceMicroLamports: bigint, instructions: Instruction[]): Instruction[] {
+  return [
+    getSetComputeUnitLimitInstruction({ units: computeUnitLimit }),
+    getSetComputeUnitPriceInstruction({ microLamports: computeUnitPriceMicroLamports }),
+    ...instructions,
+  ];
+}
+
+/** The legacy message of a transaction: fee payer, lifetime, compute budget and instructions. */
+export function transactionMessage(feePayer: TransactionSigner, lifetime: BlockhashLifetime, instructions: Instruction[]) {
+  return pipe(
+    createTransactionMessage({ version: 'legacy' }),
+    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+}
+
+// Any valid blockhash: the size of a message does not depend on its value.
+const SIZING_LIFETIME: BlockhashLifetime = { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n };
+
+/** The wire size of a transaction with these actions, at the largest compute budget and repayment values. */
+export function transactionSize(actions: readonly AccountAction[], parties: TransactionParties): number {
+  const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, U64_MAX, transactionInstructions(actions, parties, U64_MAX));
+  return getTransactionMessageSize(transactionMessage(parties.feePayer, SIZING_LIFETIME, instructions));
+}
+
+function computeUnitEstimate(actions: readonly AccountAction[], parties: TransactionParties): number {
+  const harvestMints = new Set(actions.filter((a) => a.harvest).map((a) => a.account.mint));
+  return (
+    actions.reduce((sum, action) => sum + computeUnitsPerAccount(action), 0) +
+    harvestMints.size * COMPUTE_UNITS_FOR_HARVEST +
+    (sponsored(parties) ? COMPUTE_UNITS_FOR_REPAY : 0)
+  );
+}
+
+function plannedTransaction(actions: AccountAction[], parties: TransactionParties): PlannedTransaction {
+  const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
+  for (const action of actions) {
+    if (action.burnAmount === 0n) continue;
+    const entry = burned.get(action.account.mint) ?? { mint: action.account.mint, amount: 0n, decimals: action.mint!.decimals };
+    burned.set(action.account.mint, { ...entry, amount: entry.amount + action.burnAmount });
+  }
+  return {
+    actions,
+    returnsLamports: actions.reduce((sum, a) => sum + a.returnsLamports, 0n),
+    burned: [...burned.values()],
+    computeUnitEstimate: computeUnitEstimate(actions, parties),
+  };
+}
+
+/**
+ * Greedy packing in the planner's order (program, mint: accounts of one mint share a harvest):
+ * an account joins the current transaction while the transaction stays within the packet size and
+ * the compute limit. Binary search would save size computations; at a few hundred accounts the
+ * linear scan costs milliseconds, and stays obviously right.
+ */
+export function packTransactions(actions: readonly AccountAction[], parties: TransactionParties): PlannedTransaction[] {
+  const transactions: PlannedTransaction[] = [];
+  let batch: AccountAction[] = [];
+  for (const action of actions.filter((a) => ACTIONS_THAT_SEND.has(a.action))) {
+    const candidate = [...batch, action];
+    const fits =
+      transactionSize(candidate, parties) <= TRANSACTION_SIZE_LIMIT && computeUnitEstimate(candidate, parties) <= MAX_COMPUTE_UNIT_LIMIT;
+    if (fits || batch.length === 0) {
+      batch = candidate;
+    } else {
+      transactions.push(plannedTransaction(batch, parties));
+      batch = [action];
+    }
+  }
+  if (batch.length > 0) transactions.push(plannedTransaction(batch, parties));
+  return transactions;
+}

@@ -1,0 +1,223 @@
+/**
+ * One money operation per key at a time (contract, money rules: "one burn per owner and mint at a
+ * time, across instances"). Two identical burns a moment apart must not both sign and send: the
+ * second could only fail on chain, and its owner would pay its fee.
+ *
+ * - In one process, a second `run` with a key that is running JOINS the first: it gets the same
+ *   result or the same error, and `fn` is not called again.
+ * - Across instances (Redis configured), the runner holds a Redis lock (SET NX PX with a random
+ *   token, extended while `fn` runs, released by a compare-and-delete script, so an instance never
+ *   frees a lock that expired and was taken by another). Before releasing it, the runner leaves its
+ *   outcome (the result, or a CinderError) under its token for a minute. A caller of another
+ *   instance that finds the lock held polls until it is free, then answers with that outcome
+ *   (joining across instances); when the holder left none (it died, or failed unexpectedly), the
+ *   caller takes the lock and runs `fn` itself. Still held after `maxWaitMs`: 409 with `busyCode`.
+ * - Redis unreachable: 503 SERVICE_UNAVAILABLE before `fn` runs (fail closed: nothing is sent).
+ *
+ * Written here rather than taken from a library: Redlock-style libraries give mutual exclusion
+ * but neither the in-process join nor the hand-over of the holder's answer to the waiters, which
+ * is what turns a duplicate into "the same answer" instead of a second transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { CinderError, ERROR_CODES, type CinderErrorCode } from '../errors.ts';
+
+export type BusyCode = 'BURN_IN_PROGRESS' | 'RECLAIM_IN_PROGRESS';
+
+export interface RunOptions {
+  busyCode: BusyCode;
+  /** How long a caller waits for a lock held by another instance before answering 409. */
+  maxWaitMs: number;
+}
+
+export interface OperationLocks {
+  run<T>(key: string, fn: () => Promise<T>, options: RunOptions): Promise<T>;
+}
+
+export interface OperationLocksOptions {
+  redis: Redis | null;
+  logger: Logger;
+  /** Lock lifetime in Redis without a heartbeat (an instance that dies frees the key after it); default 10 s. */
+  lockTtlMs?: number;
+  /** Between two looks at a lock held by another instance; default 100 ms. */
+  pollIntervalMs?: number;
+  /** Redis key prefix; default `cinder:lock:`. */
+  prefix?: string;
+}
+
+/** How long the holder's outcome stays readable for its waiters. */
+const OUTCOME_TTL_MS = 60_000;
+
+const BUSY_DETAIL: Record<BusyCode, string> = {
+  BURN_IN_PROGRESS:
+    'A burn of this mint for this owner is already running (on another instance) and did not finish in time. Nothing was sent by this request; retry to get the result.',
+  RECLAIM_IN_PROGRESS:
+    'A rent reclaim for this owner is already running (on another instance) and did not finish in time. Nothing was sent by this request; retry to get the result.',
+};
+
+/**
+ * Acquire or look: takes the lock when it is free, unless the last holder we saw left its outcome
+ * (then that outcome is the answer). Returns {1} acquired, {0, holderToken} held, {2, outcome}.
+ */
+const ACQUIRE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current then return {0, current} end
+if ARGV[3] ~= '' then
+  local outcome = redis.call('GET', KEYS[2])
+  if outcome then return {2, outcome} end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {1}
+`;
+
+const EXTEND_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/** Leaves the outcome for the waiters, then deletes the lock only if it is still ours. */
+const RELEASE_SCRIPT = `
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+interface LockCommands {
+  cinderLockAcquire(lockKey: string, outcomeKey: string, token: string, ttlMs: number, lookForOutcome: string): Promise<[number, string?]>;
+  cinderLockExtend(lockKey: string, token: string, ttlMs: number): Promise<number>;
+  cinderLockRelease(lockKey: string, outcomeKey: string, token: string, outcome: string, outcomeTtlMs: number): Promise<number>;
+}
+
+/** An outcome as JSON: bigints tagged (burn results hold lamports), errors only when they are CinderErrors. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: { code: string; detail: string; headers: Record<string, string>; extensions: Record<string, unknown>; errors?: { field: string; message: string }[] } };
+
+export function encodeOutcome(outcome: Outcome): string {
+  return JSON.stringify(outcome, (_key, value: unknown) => (typeof value === 'bigint' ? { $bigint: value.toString() } : value));
+}
+
+export function decodeOutcome(text: string): Outcome {
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const tagged = value as { $bigint?: unknown };
+      if (typeof tagged.$bigint === 'string' && Object.keys(value).length === 1) return BigInt(tagged.$bigint);
+    }
+    return value;
+  }) as Outcome;
+}
+
+function outcomeError(error: Extract<Outcome, { ok: false }>['error']): CinderError {
+  const code = (ERROR_CODES as string[]).includes(error.code) ? (error.code as CinderErrorCode) : 'INTERNAL_ERROR';
+  return new CinderError(code, error.detail, {
+    headers: error.headers,
+    extensions: error.extensions,
+    ...(error.errors ? { errors: error.errors } : {}),
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function unavailable(cause: unknown): CinderError {
+  return new CinderError(
+    'SERVICE_UNAVAILABLE',
+    'The lock store (Redis) is unavailable, so this operation cannot be run safely; nothing was sent. Retry shortly.',
+    { headers: { 'retry-after': '5' }, cause },
+  );
+}
+
+export function createOperationLocks(options: OperationLocksOptions): OperationLocks {
+  const { redis, logger } = options;
+  const lockTtlMs = options.lockTtlMs ?? 10_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 100;
+  const prefix = options.prefix ?? 'cinder:lock:';
+  const running = new Map<string, Promise<unknown>>();
+
+  if (redis && !(redis as unknown as Partial<LockCommands>).cinderLockAcquire) {
+    redis.defineCommand('cinderLockAcquire', { numberOfKeys: 2, lua: ACQUIRE_SCRIPT });
+    redis.defineCommand('cinderLockExtend', { numberOfKeys: 1, lua: EXTEND_SCRIPT });
+    redis.defineCommand('cinderLockRelease', { numberOfKeys: 2, lua: RELEASE_SCRIPT });
+  }
+  const client = redis as unknown as LockCommands | null;
+  const outcomeKey = (token: string) => `${prefix}outcome:${token}`;
+
+  /** Runs fn under the Redis lock, leaving its outcome for waiters of other instances. */
+  async function runLocked<T>(lockKey: string, token: string, fn: () => Promise<T>): Promise<T> {
+    const commands = client!;
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      commands.cinderLockExtend(lockKey, token, lockTtlMs).then(
+        (extended) => {
+          if (extended === 0 && !lost) {
+            lost = true;
+            logger.error({ lock: lockKey }, 'operation lock expired while its operation ran (another instance may run the same operation)');
+          }
+        },
+        (error: unknown) => logger.warn({ lock: lockKey, err: error }, 'could not extend an operation lock (Redis); it expires on its own'),
+      );
+    }, Math.max(10, Math.floor(lockTtlMs / 3)));
+    let outcome: Outcome | null = null;
+    try {
+      const value = await fn();
+      outcome = { ok: true, value };
+      return value;
+    } catch (error) {
+      if (error instanceof CinderError) {
+        outcome = {
+          ok: false,
+          error: { code: error.code, detail: error.message, headers: error.headers, extensions: error.extensions, ...(error.errors ? { errors: error.errors } : {}) },
+        };
+      }
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+      // A release that fails (Redis down) is logged, not thrown: the answer is what matters, and the
+      // lock expires on its own within lockTtlMs.
+      await commands
+        .cinderLockRelease(lockKey, outcomeKey(token), token, outcome ? encodeOutcome(outcome) : '', OUTCOME_TTL_MS)
+        .catch((error: unknown) => logger.warn({ lock: lockKey, err: error }, 'could not release an operation lock (Redis); it expires on its own'));
+    }
+  }
+
+  async function acquireAcrossInstances<T>(key: string, fn: () => Promise<T>, runOptions: RunOptions): Promise<T> {
+    const commands = client!;
+    const lockKey = prefix + key;
+    const token = randomUUID();
+    const giveUpAt = Date.now() + runOptions.maxWaitMs;
+    let holder = '';
+    for (;;) {
+      let reply: [number, string?];
+      try {
+        reply = await commands.cinderLockAcquire(lockKey, outcomeKey(holder || 'none'), token, lockTtlMs, holder);
+      } catch (error) {
+        throw unavailable(error);
+      }
+      const [state, value] = reply;
+      if (state === 1) return runLocked(lockKey, token, fn);
+      if (state === 2) {
+        // The holder we waited for finished: its answer is ours (a duplicate joins the first).
+        const outcome = decodeOutcome(value!);
+        if (outcome.ok) return outcome.value as T;
+        throw outcomeError(outcome.error);
+      }
+      holder = value!;
+      const now = Date.now();
+      if (now >= giveUpAt) {
+        throw new CinderError(runOptions.busyCode, BUSY_DETAIL[runOptions.busyCode], { headers: { 'retry-after': '2' } });
+      }
+      // A little jitter, so that waiters of several instances do not poll in step.
+      await sleep(Math.min(giveUpAt - now, pollIntervalMs / 2 + Math.random() * pollIntervalMs));
+    }
+  }
+
+  return {
+    run<T>(key: string, fn: () => Promise<T>, runOptions: RunOptions): Promise<T> {
+      const joined = running.get(key);
+      if (joined) return joined as Promise<T>;
+      const started = (client ? acquireAcrossInstances(key, fn, runOptions) : fn()).finally(() => {
+        if (running.get(key) === started) running.delete(key);
+      });
+      running.set(key, started);
+      return started;
+    },
+  };
+}

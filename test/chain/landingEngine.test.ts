@@ -1,0 +1,207 @@
+/**
+ * The shared work of the landing engine, counted at a proxy in front of the local chain: account
+ * reads of concurrent callers merged into getMultipleAccounts calls (no getBalance), one cached
+ * blockhash, and one signature tracker batching every transaction in flight into
+ * getSignatureStatuses calls of at most 256, without searchTransactionHistory except for the final
+ * look at an expired one.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { createChainAdapter, type ChainAdapter, type SignedTransaction } from '../../src/chain/chainAdapter.ts';
+import { MAX_SIGNATURES_PER_STATUS_CALL } from '../../src/chain/signatureTracker.ts';
+import { rpcResult } from '../localnet/rawRpc.ts';
+import { createFundedSigner, getLamports, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { startRpcProxy, type RpcProxy } from './rpcProxy.ts';
+
+let chain: TestChain;
+let proxy: RpcProxy;
+let payer: KeyPairSigner;
+
+before(async () => {
+  // 400 ms slots, as a real cluster: a blockhash lives a minute, long enough to sign and send 270
+  // transactions on a busy machine.
+  chain = await startTestChain({ slotIntervalMs: 400 });
+  proxy = await startRpcProxy(chain.localnet.rpcUrl);
+  ({ signer: payer } = await createFundedSigner(chain, 100_000_000_000n));
+});
+beforeEach(async () => {
+  await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+  proxy.reset();
+});
+after(async () => {
+  await proxy.close();
+  await chain.close();
+});
+
+const newAdapter = (overrides: Partial<Parameters<typeof createChainAdapter>[0]> = {}): ChainAdapter =>
+  createChainAdapter({ rpcUrl: proxy.url, commitment: 'confirmed', pollIntervalMs: 50, rebroadcastIntervalMs: 300, ...overrides });
+
+/** `count` signed transfers from the payer (distinct amounts, so distinct signatures), with the chain's current blockhash. */
+async function transfers(count: number, destination: Address): Promise<SignedTransaction[]> {
+  const { value: lifetime } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const message = pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+        (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination, amount: 1_000_000n + BigInt(i) })], m),
+      );
+      const signed = await signTransactionMessageWithSigners(message);
+      return {
+        wire: getBase64EncodedWireTransaction(signed),
+        signature: getSignatureFromTransaction(signed),
+        lastValidBlockHeight: lifetime.lastValidBlockHeight,
+      };
+    }),
+  );
+}
+
+/** Waits (at most 40 s: a loaded machine) until one getSignatureStatuses call asked about `count` signatures at once. */
+async function untilAStatusCallAsksAbout(count: number): Promise<void> {
+  const until = Date.now() + 40_000;
+  while (!statusCalls().some((c) => (c.params[0] as unknown[]).length === count)) {
+    assert.ok(Date.now() < until, `no getSignatureStatuses call asked about ${count} signatures at once`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const statusCalls = () => proxy.requests.filter((r) => r.method === 'getSignatureStatuses');
+const searchesHistory = (r: { params: unknown[] }) => (r.params[1] as { searchTransactionHistory?: boolean } | undefined)?.searchTransactionHistory === true;
+
+describe('merged account reads', () => {
+  it('concurrent getAccounts and getBalance calls share one getMultipleAccounts call, each caller gets its own accounts', async () => {
+    const adapter = newAdapter();
+    const funded = await Promise.all(Array.from({ length: 6 }, () => createFundedSigner(chain, 3_000_000_000n)));
+    const empty = (await generateKeyPairSigner()).address;
+    const deadline = Date.now() + 10_000;
+    proxy.reset();
+    const [pairs, balances, missing] = await Promise.all([
+      Promise.all(funded.slice(0, 3).map(({ signer }) => adapter.getAccounts([signer.address, payer.address], deadline))),
+      Promise.all(funded.slice(3).map(({ signer }) => adapter.getBalance(signer.address, deadline))),
+      adapter.getBalance(empty, deadline),
+    ]);
+    assert.equal(proxy.count('getMultipleAccounts'), 1);
+    assert.equal(proxy.count('getBalance'), 0);
+    assert.deepEqual(proxy.requests[0]!.params[0], [...new Set([...funded.slice(0, 3).flatMap(({ signer }) => [signer.address, payer.address]), ...funded.slice(3).map(({ signer }) => signer.address), empty])]);
+    for (const [i, [own, shared]] of pairs.entries()) {
+      assert.equal(own!.address, funded[i]!.signer.address);
+      assert.equal(own!.lamports, 3_000_000_000n);
+      assert.equal(shared!.address, payer.address);
+    }
+    assert.deepEqual(balances, [3_000_000_000n, 3_000_000_000n, 3_000_000_000n]);
+    assert.equal(missing, 0n, 'a missing account holds 0 lamports');
+  });
+
+  it('more than 100 addresses are split into getMultipleAccounts calls of at most 100 (the RPC limit)', async () => {
+    const adapter = newAdapter();
+    const addresses = await Promise.all(Array.from({ length: 150 }, async () => (await generateKeyPairSigner()).address));
+    const accounts = await adapter.getAccounts(addresses, Date.now() + 10_000);
+    assert.equal(accounts.length, 150);
+    assert.ok(accounts.every((a) => a === null));
+    const sizes = proxy.requests.filter((r) => r.method === 'getMultipleAccounts').map((r) => (r.params[0] as unknown[]).length);
+    assert.deepEqual(sizes, [100, 50]);
+  });
+});
+
+describe('shared blockhash', () => {
+  it('concurrent callers share one getLatestBlockhash, and later callers get the cached one', async () => {
+    const adapter = newAdapter({ blockhashRefreshAfterMs: 60_000, blockhashMaxAgeMs: 60_000 });
+    const deadline = Date.now() + 10_000;
+    const first = await Promise.all(Array.from({ length: 10 }, () => adapter.getLatestBlockhash(deadline)));
+    const later = await adapter.getLatestBlockhash(deadline);
+    assert.equal(proxy.count('getLatestBlockhash'), 1);
+    for (const lifetime of [...first, later]) assert.deepEqual(lifetime, first[0]);
+  });
+
+  it('a hash whose lifetime is mostly used up (by block height) is never handed out again', async () => {
+    const adapter = newAdapter({ blockhashRefreshAfterMs: 60_000, blockhashMaxAgeMs: 60_000 });
+    const deadline = Date.now() + 10_000;
+    const old = await adapter.getLatestBlockhash(deadline);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_warpSlots', [60]);
+    await adapter.getBlockHeight(deadline); // anyone seeing the height tells the cache
+    const fresh = await adapter.getLatestBlockhash(deadline);
+    assert.equal(proxy.count('getLatestBlockhash'), 2);
+    assert.notEqual(fresh.blockhash, old.blockhash);
+    assert.ok(fresh.lastValidBlockHeight > old.lastValidBlockHeight);
+  });
+});
+
+describe('one signature tracker for every transaction in flight', () => {
+  it('40 concurrent landings: one status call asks about all of them, without searchTransactionHistory; each lands once', async () => {
+    const adapter = newAdapter();
+    const destination = (await generateKeyPairSigner()).address;
+    const txs = await transfers(40, destination);
+    // Every send dropped until one status call has asked about all 40 (all in flight together,
+    // whatever the machine's speed); then they land.
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1_000_000 }]);
+    proxy.reset();
+    const landing = Promise.all(txs.map((tx) => adapter.sendAndConfirm(tx, Date.now() + 20_000)));
+    await untilAStatusCallAsksAbout(40);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+    const outcomes = await landing;
+    assert.ok(outcomes.every((o) => o.kind === 'landed' && o.err === null));
+    assert.equal(await getLamports(chain, destination), txs.reduce((sum, _, i) => sum + 1_000_000n + BigInt(i), 0n), 'each landed once');
+    const calls = statusCalls();
+    const sizes = calls.map((c) => (c.params[0] as unknown[]).length);
+    assert.equal(Math.max(...sizes), 40, 'one call asks about every signature in flight');
+    assert.ok(calls.length < sizes.reduce((a, b) => a + b, 0) / 4, `${calls.length} calls for ${sizes.reduce((a, b) => a + b, 0)} signature looks`);
+    assert.equal(calls.filter(searchesHistory).length, 0, 'no searchTransactionHistory while they are recent');
+    assert.ok(proxy.count('getBlockHeight') <= calls.length, 'at most one block height per tick');
+  });
+
+  it('270 transactions in flight: no status call asks about more than 256; dropped sends are rebroadcast and land once', async () => {
+    const adapter = newAdapter({ rebroadcastIntervalMs: 2000 });
+    const destination = (await generateKeyPairSigner()).address;
+    const txs = await transfers(270, destination);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1_000_000 }]);
+    proxy.reset();
+    const landing = Promise.all(txs.map((tx) => adapter.sendAndConfirm(tx, Date.now() + 60_000)));
+    // While every send is dropped, all 270 are pending together: one tick asks about 256, then 14.
+    await untilAStatusCallAsksAbout(MAX_SIGNATURES_PER_STATUS_CALL);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+    const outcomes = await landing;
+    assert.ok(outcomes.every((o) => o.kind === 'landed' && o.err === null));
+    assert.equal(await getLamports(chain, destination), txs.reduce((sum, _, i) => sum + 1_000_000n + BigInt(i), 0n), 'each landed exactly once');
+    const sizes = statusCalls().map((c) => (c.params[0] as unknown[]).length);
+    assert.equal(Math.max(...sizes), MAX_SIGNATURES_PER_STATUS_CALL);
+    assert.ok(sizes.every((n) => n <= MAX_SIGNATURES_PER_STATUS_CALL));
+    assert.ok(proxy.count('sendTransaction') >= 540, 'each dropped send was sent again');
+  });
+
+  it('a transaction that never lands: expired after one final look with searchTransactionHistory, and only that one', async () => {
+    const adapter = newAdapter();
+    const [tx] = await transfers(1, (await generateKeyPairSigner()).address);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1_000_000 }]);
+    const landing = adapter.sendAndConfirm(tx!, Date.now() + 20_000);
+    while (statusCalls().length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_warpSlots', [200]);
+    assert.deepEqual(await landing, { kind: 'expired' });
+    const calls = statusCalls();
+    assert.equal(calls.filter(searchesHistory).length, 1);
+    assert.ok(searchesHistory(calls.at(-1)!), 'the history search is the last look');
+  });
+
+  it('the same signature tracked twice (a relay of the same transaction) is sent and polled as one', async () => {
+    const adapter = newAdapter();
+    const [tx] = await transfers(1, (await generateKeyPairSigner()).address);
+    const [a, b] = await Promise.all([adapter.sendAndConfirm(tx!, Date.now() + 10_000), adapter.sendAndConfirm(tx!, Date.now() + 10_000)]);
+    assert.deepEqual(a, b);
+    assert.equal(a!.kind, 'landed');
+    assert.equal(proxy.count('sendTransaction'), 1);
+  });
+});

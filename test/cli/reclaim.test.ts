@@ -1,0 +1,290 @@
+/**
+ * `cinder reclaim`, `cinder burn --unsigned` and `cinder relay` (the real binary) against the real
+ * app and the embedded chain, to the lamport:
+ * - the preview table lists every account with its action and real lamports, and the sums; nothing
+ *   is sent without --yes (the chain is unchanged);
+ * - with the key and --yes the wallet is reclaimed in as many transactions as the preview said, one
+ *   progress line each, and the owner gains exactly the printed net;
+ * - --keys-file reclaims three wallets (a base58 key, a JSON array, a solana-keygen file) one after
+ *   another and prints a summary table; a line that is not a key is named by number, never printed;
+ * - --unsigned prints transactions that a wallet signs (here @solana/kit, as Phantom or a Ledger
+ *   would) and `cinder relay` lands them;
+ * - usage errors (exit 2) never echo a key given in the wrong place.
+ *
+ * Relied on (checked against the chain here): closing an account returns all its lamports to the
+ * owner, and each transaction costs 5,000 lamports per signature (the owner's only) with no
+ * priority fee.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { getBase58Decoder, type Address } from '@solana/kit';
+import { fetchMint } from '@solana-program/token';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { emptyAccounts, lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let t: TestApp;
+let url: string;
+let dir: string;
+const secrets: string[] = [];
+
+function cinder(args: string[], options: { env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(BIN, args, { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, CINDER_URL: url, ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      for (const secret of secrets) assert.ok(!stdout.includes(secret) && !stderr.includes(secret), `cinder ${args[0]} never prints a key`);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** "0.00203928" (SOL) → 2039280n (lamports), signs kept. */
+function lamports(solText: string): bigint {
+  const match = /^([+-]?)(\d+)(?:\.(\d{1,9}))?$/.exec(solText);
+  assert.ok(match, `an amount of SOL: ${solText}`);
+  const value = BigInt(match[2]!) * 1_000_000_000n + BigInt((match[3] ?? '').padEnd(9, '0'));
+  return match[1] === '-' ? -value : value;
+}
+
+function summaryValue(output: string, name: string): string {
+  const match = new RegExp(`^${name}: (\\S+)`, 'm').exec(output);
+  assert.ok(match, `a "${name}:" line in:\n${output}`);
+  return match[1]!;
+}
+
+before(async () => {
+  t = await createTestApp();
+  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  dir = await mkdtemp(join(tmpdir(), 'cinder-reclaim-cli-'));
+});
+after(async () => {
+  await t.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('cinder reclaim', () => {
+  it('--owner prints the preview table and the sums, and sends nothing', async () => {
+    const w = await walletToReclaim(t.chain, { classic: 3 });
+    secrets.push(w.key);
+    const owner = w.signer.address;
+    const ownerBefore = await getLamports(t.chain, owner);
+    const run = await cinder(['reclaim', '--owner', owner]);
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout.split('\n');
+    assert.equal(lines[0], `Wallet ${owner}: ${w.closable.length + 2} token accounts`);
+    assert.match(lines[1]!, /^ACCOUNT +MINT +ACTION +LAMPORTS +CODE$/);
+    const row = (account: Address) => {
+      const line = lines.find((l) => l.startsWith(`${account} `));
+      assert.ok(line, `a row for ${account}`);
+      return line.split(/ +/);
+    };
+    for (const account of w.closable) {
+      const [, , action, held] = row(account);
+      assert.ok(action === 'close' || action === 'unwrap', action);
+      assert.equal(held, String(await getLamports(t.chain, account)), 'the account\'s real lamports');
+    }
+    assert.deepEqual(row(w.frozen!).slice(2), ['skip', String(await getLamports(t.chain, w.frozen!)), 'ACCOUNT_FROZEN']);
+    assert.deepEqual(row(w.kept!.account).slice(2), ['keep', String(await getLamports(t.chain, w.kept!.account))]);
+
+    const back = await lamportsOf(t.chain, w.closable);
+    assert.equal(summaryValue(run.stdout, 'accounts'), String(w.closable.length + 2));
+    assert.match(run.stdout, /^accounts: \d+ \(close \d+, unwrap 1, keep 1, skip 1\)$/m);
+    assert.equal(summaryValue(run.stdout, 'transactions'), '1');
+    assert.equal(lamports(summaryValue(run.stdout, 'reclaim')), back);
+    assert.equal(lamports(summaryValue(run.stdout, 'fees')), 5000n);
+    assert.equal(lamports(summaryValue(run.stdout, 'net')), back - 5000n);
+    assert.match(run.stdout, /Nothing was sent\. To reclaim, run the same command with the key \(--key-file PATH or --key-env VAR\) and --yes\.\n$/);
+    assert.deepEqual(await stillOpen(t.chain, w.closable), w.closable, 'nothing was closed');
+    assert.equal(await getLamports(t.chain, owner), ownerBefore);
+
+    // With the key but without --yes: the same preview, and still nothing sent.
+    const keyed = await cinder(['reclaim', '--key-env', 'K'], { env: { K: w.key } });
+    assert.equal(keyed.code, 0, keyed.stderr);
+    assert.equal(lamports(summaryValue(keyed.stdout, 'net')), back - 5000n);
+    assert.match(keyed.stdout, /Nothing was sent\. To reclaim this, run the same command with --yes\.\n$/);
+    assert.deepEqual(await stillOpen(t.chain, w.closable), w.closable);
+  });
+
+  it('--yes reclaims in the transactions the preview announced, one progress line each, to the lamport', async () => {
+    const w = await walletToReclaim(t.chain, { classic: 2 });
+    secrets.push(w.key);
+    // Enough empty accounts that they cannot fit one transaction.
+    const mint = await createTestMint(t.chain, w.signer, { decimals: 0 });
+    const many = await emptyAccounts(t.chain, w.signer, w.signer.address, mint, 44);
+    const closable = [...w.closable, ...many];
+    await writeFile(join(dir, 'owner.json'), JSON.stringify([...w.secretKey]), { mode: 0o600 });
+    const owner = w.signer.address;
+    const back = await lamportsOf(t.chain, closable);
+    const before = await getLamports(t.chain, owner);
+
+    const run = await cinder(['reclaim', '--key-file', 'owner.json', '--yes']);
+    assert.equal(run.code, 0, run.stderr);
+    const planned = Number(summaryValue(run.stdout, 'transactions'));
+    assert.ok(planned >= 2, `${closable.length} closes need more than one transaction, planned ${planned}`);
+    const progress = run.stdout.split('\n').filter((l) => l.startsWith('transaction '));
+    assert.equal(progress.length, planned, 'one progress line per transaction');
+    progress.forEach((line, i) => assert.match(line, new RegExp(`^transaction ${i + 1}/${planned} [1-9A-HJ-NP-Za-km-z]{64,88}: success, closed \\d+ accounts, fee 0\\.000005 SOL$`)));
+    const closedPerLine = progress.map((l) => Number(/closed (\d+) accounts/.exec(l)![1]));
+    assert.equal(closedPerLine.reduce((a, b) => a + b, 0), closable.length);
+    assert.match(run.stdout, /^status: success$/m);
+
+    const fees = 5000n * BigInt(planned);
+    const result = /^closed (\d+) accounts; reclaimed (\S+) SOL; fees (\S+) SOL; net (\S+) SOL$/m.exec(run.stdout);
+    assert.ok(result, run.stdout);
+    assert.equal(Number(result[1]), closable.length);
+    assert.equal(lamports(result[2]!), back);
+    assert.equal(lamports(result[3]!), fees);
+    assert.equal(lamports(result[4]!), back - fees);
+    assert.equal(lamports(summaryValue(run.stdout, 'net')), back - fees, 'the preview said the same');
+    assert.equal((await getLamports(t.chain, owner)) - before, back - fees, 'the owner gained exactly the net');
+    assert.deepEqual(await stillOpen(t.chain, closable), []);
+    assert.deepEqual(await stillOpen(t.chain, [w.frozen!, w.kept!.account]), [w.frozen!, w.kept!.account]);
+
+    // Once more: nothing left to do, and the key is not sent.
+    const again = await cinder(['reclaim', '--key-file', 'owner.json', '--yes']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`Nothing to reclaim for ${owner}; nothing was sent\\.\\n$`));
+  });
+
+  it('--burn burns the listed mints too; --json prints the preview and the result', async () => {
+    const w = await walletToReclaim(t.chain, { classic: 1, token2022: false, wrappedSol: false, frozen: false });
+    secrets.push(w.key);
+    const before = await getLamports(t.chain, w.signer.address);
+    const run = await cinder(['reclaim', '--key-env', 'K', '--burn', w.kept!.mint, '--yes', '--json'], { env: { K: w.key } });
+    assert.equal(run.code, 0, run.stderr);
+    const output = JSON.parse(run.stdout) as { preview: { summary: { netLamports: string } }; result: { status: string; details: { netLamports: string; burned: unknown[] } } };
+    assert.equal(output.result.status, 'success');
+    assert.deepEqual(output.result.details.burned, [{ mint: w.kept!.mint, amount: '5000000', decimals: 6 }]);
+    assert.equal(output.result.details.netLamports, output.preview.summary.netLamports);
+    assert.equal((await getLamports(t.chain, w.signer.address)) - before, BigInt(output.result.details.netLamports));
+    assert.equal((await fetchMint(t.chain.rpc, w.kept!.mint)).data.supply, 0n);
+  });
+
+  it('--keys-file reclaims three wallets one after another and prints a summary table', async () => {
+    const wallets = await Promise.all([0, 1, 2].map(() => walletToReclaim(t.chain, { classic: 2, frozen: false, kept: false })));
+    for (const w of wallets) secrets.push(w.key);
+    await writeFile(join(dir, 'third.json'), JSON.stringify([...wallets[2]!.secretKey]), { mode: 0o600 });
+    await writeFile(
+      join(dir, 'keys.txt'),
+      ['# wallets to clean', wallets[0]!.key, JSON.stringify([...wallets[1]!.secretKey]), '', 'third.json', 'missing.json'].join('\n'),
+      { mode: 0o600 },
+    );
+    const backs = await Promise.all(wallets.map((w) => lamportsOf(t.chain, w.closable)));
+    const befores = await Promise.all(wallets.map((w) => getLamports(t.chain, w.signer.address)));
+
+    const run = await cinder(['reclaim', '--keys-file', 'keys.txt', '--yes']);
+    assert.equal(run.code, 1, 'a line that is not a key makes the run fail, after the others are done');
+    assert.equal(run.stderr, 'cinder: keys.txt line 6: not a key, nor a key file that can be read (ENOENT); skipped\n');
+    const table = run.stdout.slice(run.stdout.indexOf('WALLET'));
+    assert.match(table, /^WALLET +STATUS +CLOSED +TXS +RECLAIMED SOL +FEES SOL +NET SOL +NOTE\n/);
+    let total = 0n;
+    for (const [i, w] of wallets.entries()) {
+      const gained = (await getLamports(t.chain, w.signer.address)) - befores[i]!;
+      assert.equal(gained, backs[i]! - 5000n, `wallet ${i + 1} gained its rent less one fee`);
+      assert.deepEqual(await stillOpen(t.chain, w.closable), []);
+      const cells = table.split('\n').find((l) => l.startsWith(w.signer.address))!.split(/ +/);
+      assert.deepEqual(cells.slice(1, 4), ['success', String(w.closable.length), '1']);
+      assert.equal(lamports(cells[4]!), backs[i]);
+      assert.equal(lamports(cells[6]!), gained);
+      assert.match(run.stdout, new RegExp(`^\\[${i + 1}/4\\] ${w.signer.address} transaction 1/1 \\S+: success`, 'm'));
+      total += gained;
+    }
+    assert.match(table, /^line 6 +error +- +- +0 +0 +0 +not a key, nor a key file that can be read \(ENOENT\); skipped$/m);
+    assert.equal(lamports(table.split('\n').find((l) => l.startsWith('total'))!.split(/ +/)[3]!), total);
+  });
+});
+
+describe('cinder burn --unsigned, cinder reclaim --unsigned, cinder relay', () => {
+  it('reclaim --unsigned → signed by the wallet → relay: the owner gains the prepared net', async () => {
+    const w = await walletToReclaim(t.chain, { classic: 2, frozen: false, kept: false });
+    const owner = w.signer.address;
+    const prepared = await cinder(['reclaim', '--owner', owner, '--unsigned']);
+    assert.equal(prepared.code, 0, prepared.stderr);
+    const body = JSON.parse(prepared.stdout) as { transactions: string[]; lastValidBlockHeight: string; details: { summary: { netLamports: string } } };
+    assert.match(prepared.stderr, new RegExp(`^${body.transactions.length} unsigned transactions? for ${owner}, valid until block height ${body.lastValidBlockHeight}`));
+    assert.equal(body.details.summary.netLamports, String((await lamportsOf(t.chain, w.closable)) - 5000n));
+
+    // The wallet's part: sign each transaction, put it back in place, save the file.
+    await writeFile(join(dir, 'reclaim-tx.json'), JSON.stringify({ ...body, transactions: await signPrepared(body.transactions, w.signer) }));
+    const before = await getLamports(t.chain, owner);
+    const relay = await cinder(['relay', 'reclaim-tx.json']);
+    assert.equal(relay.code, 0, relay.stderr);
+    assert.match(relay.stdout, /^transaction 1\/1 \S+: success, closed \d+ accounts/m);
+    assert.match(relay.stdout, /^status: success$/m);
+    assert.equal((await getLamports(t.chain, owner)) - before, BigInt(body.details.summary.netLamports));
+    assert.deepEqual(await stillOpen(t.chain, w.closable), []);
+  });
+
+  it('burn --owner --unsigned → signed → relay burns and closes; an unsigned file is refused', async () => {
+    const { signer } = await createFundedSigner(t.chain);
+    const mint = await createTestMint(t.chain, signer, { decimals: 6 });
+    const ata = await createAta(t.chain, signer, signer.address, mint);
+    await mintTokens(t.chain, signer, mint, ata, 7_000_000n);
+    const prepared = await cinder(['burn', '--owner', signer.address, '--mint', mint, '--priority-fee', '0', '--unsigned']);
+    assert.equal(prepared.code, 0, prepared.stderr);
+    const body = JSON.parse(prepared.stdout) as { transactions: string[]; feePayer: string };
+    assert.equal(body.feePayer, signer.address);
+
+    await writeFile(join(dir, 'unsigned.json'), prepared.stdout);
+    const refused = await cinder(['relay', 'unsigned.json']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^cinder: TRANSACTION_NOT_SIGNED \(HTTP 400\)/);
+    assert.equal((await fetchMint(t.chain.rpc, mint)).data.supply, 7_000_000n, 'nothing was burned');
+
+    await writeFile(join(dir, 'burn-tx.json'), JSON.stringify({ ...body, transactions: await signPrepared(body.transactions, signer) }));
+    const before = await getLamports(t.chain, signer.address);
+    const relay = await cinder(['relay', 'burn-tx.json', '--json']);
+    assert.equal(relay.code, 0, relay.stderr);
+    assert.equal((JSON.parse(relay.stdout) as { status: string }).status, 'success');
+    assert.equal((await fetchMint(t.chain.rpc, mint)).data.supply, 0n);
+    assert.equal((await getLamports(t.chain, signer.address)) - before, 2_039_280n - 5_000n);
+  });
+
+  it('usage errors: exit 2, the reason, and never a key given in the wrong place', async () => {
+    const { secretKey } = await createFundedSigner(t.chain, 1_000_000n);
+    const key = getBase58Decoder().decode(secretKey);
+    secrets.push(key);
+    await writeFile(join(dir, 'k.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
+    const owner = '11111111111111111111111111111111';
+    const cases: [string[], RegExp][] = [
+      [['reclaim'], /give --owner ADDRESS \(a preview\), or the key with --key-file PATH or --key-env VAR/],
+      [['reclaim', '--owner', key], /--owner must be a wallet address; this value is 64 bytes, the size of a private key/],
+      [['reclaim', '--owner', owner, '--yes'], /--yes needs the key/],
+      [['reclaim', '--owner', owner, '--burn', 'x,y'], /--burn: item 1 is not a base58 mint address/],
+      [['reclaim', '--owner', owner, '--priority-fee', '1e-3'], /--priority-fee must be an amount of SOL/],
+      [['reclaim', '--key-file', 'k.json', '--unsigned'], /--unsigned prepares transactions for a wallet to sign: give --owner ADDRESS, not a key/],
+      [['reclaim', '--keys-file', 'keys.txt', '--owner', owner], /--keys-file reads the wallets from the file/],
+      [['reclaim', '--owner', owner, '--fee-payer', 'sponsor'], /--fee-payer goes with --unsigned/],
+      [['reclaim', '--owner', owner, '--unsigned', '--fee-payer', 'me'], /--fee-payer must be owner or sponsor/],
+      [['burn', '--owner', owner, '--mint', owner, '--priority-fee', '0'], /--owner goes with --unsigned/],
+      [['burn', '--owner', key, '--mint', owner, '--priority-fee', '0', '--unsigned'], /this value is 64 bytes/],
+      [['relay'], /usage: cinder relay FILE/],
+      [['reclaim', '--owner', owner, '--mint', owner], /--mint is not an option of "cinder reclaim"/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await cinder(args);
+      assert.equal(run.code, 2, `cinder ${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, message, args.join(' '));
+      assert.equal(run.stdout, '');
+    }
+    const help = await cinder(['--help']);
+    for (const command of ['reclaim (--owner ADDRESS | --key-file PATH | --key-env VAR | --keys-file FILE)', 'relay FILE', '--unsigned']) {
+      assert.ok(help.stdout.includes(command), command);
+    }
+    const notJson = await cinder(['relay', 'k.json']);
+    assert.deepEqual([notJson.code, notJson.stderr], [1, 'cinder: k.json holds no "transactions" list of base64 transactions\n']);
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * The local chain driven by @solana/web3.js v1 and @solana/spl-token exactly as a user's script
+ * drives devnet: a Connection with its default blockhash caching, the spl-token action helpers,
+ * the history and cluster methods, and subscriptions. web3.js checks every answer against its own
+ * superstruct schemas, so a wrong shape fails these tests.
+ *
+ * Relied on: web3.js v1 asks for `finalized` blockhashes and reuses one for 30 s
+ * (BLOCKHASH_CACHE_TIMEOUT_MS); a real cluster keeps a blockhash valid for 150 slots of ~400 ms,
+ * so a cached one stays usable. The chain runs its realistic 400 ms clock here.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  sendAndConfirmTransaction,
+  SystemProgram,
+  Transaction,
+  TransactionInstruction,
+  type ParsedInstruction,
+  type SignatureStatus,
+} from '@solana/web3.js';
+import {
+  burn,
+  closeAccount,
+  createMint,
+  getAccount,
+  getMint,
+  getOrCreateAssociatedTokenAccount,
+  mintTo,
+  transfer,
+} from '@solana/spl-token';
+import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
+import { rpcResult } from './rawRpc.ts';
+
+const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+
+let localnet: Localnet;
+let connection: Connection;
+let payer: Keypair;
+
+async function fund(keypair: Keypair, sol: number): Promise<void> {
+  const signature = await connection.requestAirdrop(keypair.publicKey, sol * LAMPORTS_PER_SOL);
+  const latest = await connection.getLatestBlockhash();
+  await connection.confirmTransaction({ signature, ...latest }, 'confirmed');
+}
+
+async function statusesOf(signatures: string[]): Promise<(SignatureStatus | null)[]> {
+  const statuses: (SignatureStatus | null)[] = [];
+  for (let i = 0; i < signatures.length; i += 256) {
+    statuses.push(...(await connection.getSignatureStatuses(signatures.slice(i, i + 256))).value);
+  }
+  return statuses;
+}
+
+before(async () => {
+  localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: 400 });
+  // As a user's script would: the default commitment (finalized for reads that take none), the
+  // default blockhash cache, the chain's WebSocket.
+  connection = new Connection(localnet.rpcUrl, { commitment: 'confirmed', wsEndpoint: localnet.wsUrl });
+  payer = Keypair.generate();
+  await fund(payer, 100);
+});
+after(async () => {
+  await localnet.close();
+});
+
+describe('web3.js v1 with its default blockhash cache', () => {
+  test('400 quick transfers with one cached blockhash all land, many per slot', async () => {
+    const recipient = Keypair.generate().publicKey;
+    const slotBefore = await connection.getSlot('confirmed');
+    const signatures: string[] = [];
+    // Distinct amounts make distinct messages (web3.js would otherwise fetch a new blockhash).
+    for (let i = 0; i < 400; i++) {
+      const tx = new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: 1_000_000 + i }));
+      signatures.push(await connection.sendTransaction(tx, [payer]));
+    }
+    const statuses = await statusesOf(signatures);
+    assert.deepEqual(statuses.map((s) => s?.err ?? (s ? 'ok' : 'missing')), signatures.map(() => 'ok'));
+    const expected = Array.from({ length: 400 }, (_, i) => 1_000_000 + i).reduce((a, b) => a + b, 0);
+    assert.equal(await connection.getBalance(recipient), expected);
+
+    const first = await connection.getTransaction(signatures[0]!, { maxSupportedTransactionVersion: 0 });
+    const last = await connection.getTransaction(signatures.at(-1)!, { maxSupportedTransactionVersion: 0 });
+    assert.equal(first?.transaction.message.recentBlockhash, last?.transaction.message.recentBlockhash, 'one cached blockhash for all');
+    const slots = new Set(statuses.map((s) => s!.slot));
+    assert.ok(slots.size < signatures.length / 4, `${signatures.length} transactions landed in ${slots.size} slots`);
+    assert.ok((await connection.getSlot('confirmed')) - slotBefore < signatures.length, 'slots follow time, not transactions');
+  });
+
+  test('a finalized blockhash is older than the confirmed one and still valid for its remaining slots', async () => {
+    await rpcResult(localnet.rpcUrl, 'localnet_warpSlots', [40]);
+    const confirmed = await connection.getLatestBlockhash('confirmed');
+    const finalized = await connection.getLatestBlockhash('finalized');
+    assert.notEqual(finalized.blockhash, confirmed.blockhash);
+    const lag = confirmed.lastValidBlockHeight - finalized.lastValidBlockHeight;
+    assert.ok(lag >= 31 && lag <= 33, `finalized lags confirmed by ${lag} slots`);
+    assert.equal((await connection.isBlockhashValid(finalized.blockhash)).value, true);
+    const finalizedSlot = await connection.getSlot('finalized');
+    const tip = await connection.getSlot('confirmed');
+    assert.ok(tip - finalizedSlot >= 32 && tip - finalizedSlot <= 33, `tip ${tip}, finalized ${finalizedSlot}`);
+  });
+});
+
+describe('@solana/spl-token helpers', () => {
+  test('createMint, getOrCreateAssociatedTokenAccount, mintTo, transfer, burn, closeAccount', async () => {
+    const mint = await createMint(connection, payer, payer.publicKey, null, 6);
+    const ata = await getOrCreateAssociatedTokenAccount(connection, payer, mint, payer.publicKey);
+    await mintTo(connection, payer, mint, ata.address, payer, 5_000_000n);
+    const other = Keypair.generate();
+    const otherAta = await getOrCreateAssociatedTokenAccount(connection, payer, mint, other.publicKey);
+    await transfer(connection, payer, ata.address, otherAta.address, payer, 1_500_000n);
+    await burn(connection, payer, ata.address, mint, payer, 3_500_000n);
+    assert.equal((await getAccount(connection, ata.address)).amount, 0n);
+    assert.equal((await getMint(connection, mint)).supply, 1_500_000n);
+    const lamportsBefore = await connection.getBalance(payer.publicKey);
+    await closeAccount(connection, payer, ata.address, payer.publicKey, payer);
+    assert.equal(await connection.getAccountInfo(ata.address), null);
+    assert.equal(await connection.getBalance(payer.publicKey), lamportsBefore + 2_039_280 - 5000);
+
+    const balance = await connection.getTokenAccountBalance(otherAta.address);
+    assert.deepEqual(balance.value, { amount: '1500000', decimals: 6, uiAmount: 1.5, uiAmountString: '1.5' });
+    const largest = await connection.getTokenLargestAccounts(mint);
+    assert.deepEqual(largest.value.map((a) => [a.address.toBase58(), a.amount]), [[otherAta.address.toBase58(), '1500000']]);
+    const parsed = await connection.getParsedTokenAccountsByOwner(other.publicKey, { mint });
+    assert.equal(parsed.value[0]?.account.data.parsed.info.tokenAmount.uiAmountString, '1.5');
+  });
+});
+
+describe('history and cluster methods in the shapes web3.js parses', () => {
+  let signature: string;
+  let slot: number;
+
+  before(async () => {
+    const tx = new Transaction().add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: LAMPORTS_PER_SOL }),
+      new TransactionInstruction({ programId: MEMO_PROGRAM, keys: [], data: Buffer.from('hello cinder') }),
+    );
+    signature = await sendAndConfirmTransaction(connection, tx, [payer]);
+    slot = (await connection.getSignatureStatus(signature)).value!.slot;
+  });
+
+  test('getSignaturesForAddress: newest first, memo, limit, before and until', async () => {
+    const found = await connection.getSignaturesForAddress(payer.publicKey, { limit: 3 });
+    assert.equal(found.length, 3);
+    assert.equal(found[0]?.signature, signature);
+    assert.equal(found[0]?.slot, slot);
+    assert.equal(found[0]?.memo, '[12] hello cinder');
+    assert.equal(found[0]?.err, null);
+    assert.ok(found[0]!.slot >= found[1]!.slot && found[1]!.slot >= found[2]!.slot);
+    const older = await connection.getSignaturesForAddress(payer.publicKey, { limit: 2, before: found[0]!.signature });
+    assert.deepEqual(older.map((s) => s.signature), found.slice(1, 3).map((s) => s.signature));
+    const newer = await connection.getSignaturesForAddress(payer.publicKey, { until: found[2]!.signature });
+    assert.deepEqual(newer.map((s) => s.signature), found.slice(0, 2).map((s) => s.signature));
+  });
+
+  test('getBlock, getParsedBlock, getBlockTime, getBlocks and getFirstAvailableBlock', async () => {
+    const block = await connection.getBlock(slot, { maxSupportedTransactionVersion: 0 });
+    assert.ok(block);
+    assert.ok(block.transactions.some((t) => t.transaction.signatures[0] === signature));
+    assert.equal(block.blockHeight, slot);
+    const parent = await connection.getBlock(block.parentSlot, { maxSupportedTransactionVersion: 0, transactionDetails: 'none' });
+    assert.equal(block.previousBlockhash, parent?.blockhash);
+    const parsedBlock = await connection.getParsedBlock(slot, { maxSupportedTransactionVersion: 0 });
+    assert.ok(parsedBlock.transactions.some((t) => t.transaction.signatures[0] === signature));
+    // web3.js has no typed 'signatures' mode: asked over raw JSON-RPC.
+    const signaturesOnly = await rpcResult<{ signatures: string[]; rewards?: unknown }>(localnet.rpcUrl, 'getBlock', [
+      slot,
+      { maxSupportedTransactionVersion: 0, transactionDetails: 'signatures', rewards: false, commitment: 'confirmed' },
+    ]);
+    assert.ok(signaturesOnly.signatures.includes(signature));
+    assert.equal(signaturesOnly.rewards, undefined);
+    const time = await connection.getBlockTime(slot);
+    assert.equal(time, block.blockTime);
+    assert.ok(Math.abs(time! - Date.now() / 1000) < 120, 'block times are close to now');
+    const blocks = await connection.getBlocks(slot - 5, slot);
+    assert.deepEqual(blocks, [slot - 5, slot - 4, slot - 3, slot - 2, slot - 1, slot]);
+    assert.equal(await connection.getFirstAvailableBlock(), 0);
+    await assert.rejects(connection.getBlock(slot + 1_000_000), /Block not available for slot/);
+  });
+
+  test('getParsedTransaction parses System, Memo and account keys as the validator does', async () => {
+    const parsed = await connection.getParsedTransaction(signature, { maxSupportedTransactionVersion: 0 });
+    assert.ok(parsed);
+    const [transferIx, memoIx] = parsed.transaction.message.instructions as ParsedInstruction[];
+    assert.equal(transferIx?.program, 'system');
+    assert.equal(transferIx?.parsed.type, 'transfer');
+    assert.equal(transferIx?.parsed.info.lamports, LAMPORTS_PER_SOL);
+    assert.equal(transferIx?.parsed.info.source, payer.publicKey.toBase58());
+    assert.equal(memoIx?.program, 'spl-memo');
+    assert.equal(memoIx?.parsed, 'hello cinder');
+    const [feePayer] = parsed.transaction.message.accountKeys;
+    assert.deepEqual({ ...feePayer, pubkey: feePayer?.pubkey.toBase58() }, { pubkey: payer.publicKey.toBase58(), signer: true, writable: true, source: 'transaction' });
+  });
+
+  test('cluster, epoch, supply, leader and stake methods', async () => {
+    const schedule = await connection.getEpochSchedule();
+    assert.equal(schedule.slotsPerEpoch, 432_000);
+    assert.equal(schedule.warmup, true);
+    assert.equal(schedule.getEpoch(slot), (await connection.getEpochInfo()).epoch);
+    const supply = await connection.getSupply();
+    assert.ok(supply.value.total > 0);
+    assert.equal(supply.value.circulating, supply.value.total);
+    const { identity } = await rpcResult<{ identity: string }>(localnet.rpcUrl, 'getIdentity');
+    assert.equal(await connection.getSlotLeader(), identity);
+    const nodes = await connection.getClusterNodes();
+    assert.equal(nodes.length, 1);
+    assert.equal(nodes[0]?.rpc, new URL(localnet.rpcUrl).host);
+    const schedule0 = await connection.getLeaderSchedule();
+    assert.deepEqual(Object.keys(schedule0), [nodes[0]!.pubkey]);
+    assert.deepEqual(await connection.getVoteAccounts(), { current: [], delinquent: [] });
+    assert.deepEqual(await connection.getInflationReward([payer.publicKey]), [null]);
+    const samples = await connection.getRecentPerformanceSamples(5);
+    assert.ok(samples.length >= 1);
+    const counted = samples.reduce((sum, sample) => sum + sample.numTransactions, 0);
+    assert.ok(counted >= 400, `the 400 transfers are counted: ${JSON.stringify(samples)}`);
+    // The stake program's own answer (Stake instruction GetMinimumDelegation on this chain).
+    const minimum = await connection.getStakeMinimumDelegation();
+    assert.ok(minimum.value === 1 || minimum.value === LAMPORTS_PER_SOL, `stake minimum delegation ${minimum.value}`);
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * createOperationLocks: one operation per key at a time. In one process a duplicate joins the
+ * running one; across instances (two locks on two Redis connections, as two servers would have)
+ * a duplicate waits for the holder and answers with its outcome, gives up with 409 after
+ * maxWaitMs, or runs itself when the holder died; Redis down → 503 before anything runs.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import type { Redis } from 'ioredis';
+import { CinderError } from '../../src/errors.ts';
+import { createMetrics } from '../../src/metrics.ts';
+import { createOperationLocks, decodeOutcome, encodeOutcome } from '../../src/store/operationLocks.ts';
+import { closeRedis, createRedisClient } from '../../src/store/redis.ts';
+import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+
+const logger = pino({ level: 'silent' });
+const burn = { busyCode: 'BURN_IN_PROGRESS' as const, maxWaitMs: 10_000 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A promise and the functions that settle it, so a test decides when an operation ends. */
+function gate<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+let counter = 0;
+const newKey = () => `burn:test-${process.pid}-${++counter}-${Math.random().toString(36).slice(2)}`;
+
+describe('operation locks in one process (no Redis)', () => {
+  const locks = createOperationLocks({ redis: null, logger });
+
+  it('a second run with the same key joins the first: fn runs once, both get the same result', async () => {
+    const key = newKey();
+    const release = gate<{ lamports: bigint }>();
+    let calls = 0;
+    const fn = () => {
+      calls++;
+      return release.promise;
+    };
+    const first = locks.run(key, fn, burn);
+    const second = locks.run(key, fn, burn);
+    release.resolve({ lamports: 2_039_280n });
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(calls, 1);
+    assert.equal(a, b, 'the very same result object');
+    // Once finished, the key is free: a later run runs again.
+    assert.deepEqual(await locks.run(key, async () => ({ lamports: 1n }), burn), { lamports: 1n });
+  });
+
+  it('a joined run gets the same error', async () => {
+    const key = newKey();
+    const release = gate<never>();
+    let calls = 0;
+    const fn = () => {
+      calls++;
+      return release.promise;
+    };
+    const first = locks.run(key, fn, burn);
+    const second = locks.run(key, fn, burn);
+    const error = new CinderError('NO_TOKEN_ACCOUNT', 'none');
+    release.reject(error);
+    await assert.rejects(first, (e) => e === error);
+    await assert.rejects(second, (e) => e === error);
+    assert.equal(calls, 1);
+  });
+
+  it('different keys do not wait for each other', async () => {
+    const blocked = gate<string>();
+    const slow = locks.run(newKey(), () => blocked.promise, burn);
+    assert.equal(await locks.run(newKey(), async () => 'other mint', burn), 'other mint');
+    blocked.resolve('first');
+    assert.equal(await slow, 'first');
+  });
+});
+
+describe('outcome encoding', () => {
+  it('keeps bigints and nested values exactly', () => {
+    const value = { reclaimed: 18_446_744_073_709_551_615n, list: [1n, 'x', null, { fee: 5000n }], n: 3, literal: { $bigint: 'not alone', other: 1 } };
+    assert.deepEqual(decodeOutcome(encodeOutcome({ ok: true, value })), { ok: true, value });
+  });
+});
+
+describe('operation locks across instances (one real Redis)', () => {
+  let redis: TestRedis;
+  const clients: Redis[] = [];
+  const metrics = createMetrics({ defaultMetrics: false });
+
+  before(async () => {
+    redis = await startTestRedis();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => closeRedis(c)));
+    await redis.stop();
+  });
+
+  async function instance(options: { lockTtlMs?: number } = {}) {
+    const client = await createRedisClient({ url: redis.url, logger, metrics });
+    clients.push(client);
+    return createOperationLocks({ redis: client, logger, pollIntervalMs: 20, ...options });
+  }
+
+  const lockValue = async (key: string) => (await redis.command(`GET cinder:lock:${key}`)).trim();
+
+  it('a duplicate on another instance waits and answers with the holder\'s result; its fn never runs', async () => {
+    const [a, b] = await Promise.all([instance(), instance()]);
+    const key = newKey();
+    const release = gate<{ signatures: string[]; feeLamports: bigint }>();
+    const first = a.run(key, () => release.promise, burn);
+    await sleep(50); // A holds the lock
+    assert.notEqual(await lockValue(key), '$-1', 'A holds the lock in Redis');
+    let bCalls = 0;
+    const second = b.run(
+      key,
+      async () => {
+        bCalls++;
+        return { signatures: ['second'], feeLamports: 1n };
+      },
+      burn,
+    );
+    await sleep(100);
+    assert.equal(bCalls, 0, 'B waits while A holds the lock');
+    release.resolve({ signatures: ['first'], feeLamports: 5000n });
+    assert.deepEqual(await first, { signatures: ['first'], feeLamports: 5000n });
+    assert.deepEqual(await second, { signatures: ['first'], feeLamports: 5000n });
+    assert.equal(bCalls, 0);
+    assert.equal(await lockValue(key), '$-1', 'released');
+  });
+
+  it('the holder\'s CinderError reaches the waiter with its code, detail and headers', async () => {
+    const [a, b] = await Promise.all([instance(), instance()]);
+    const key = newKey();
+    const release = gate<never>();
+    const first = a.run(key, () => release.promise, burn);
+    await sleep(50);
+    const second = b.run(key, async () => 'ran', burn);
+    release.reject(new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node did not answer; nothing was sent.', { headers: { 'retry-after': '5' } }));
+    await assert.rejects(first, { code: 'RPC_UNAVAILABLE' });
+    await assert.rejects(second, (e: unknown) => {
+      assert.ok(e instanceof CinderError);
+      assert.equal(e.code, 'RPC_UNAVAILABLE');
+      assert.equal(e.status, 503);
+      assert.equal(e.message, 'The Solana RPC node did not answer; nothing was sent.');
+      assert.deepEqual(e.headers, { 'retry-after': '5' });
+      return true;
+    });
+  });
+
+  it('a waiter gives up after maxWaitMs with 409 and the busy code; its fn never runs', async () => {
+    const [a, b] = await Promise.all([instance(), instance()]);
+    const key = newKey();
+    const release = gate<string>();
+    const first = a.run(key, () => release.promise, burn);
+    await sleep(50);
+    let bCalls = 0;
+    await assert.rejects(
+      b.run(key, async () => String(++bCalls), { busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 150 }),
+      (e: unknown) => {
+        assert.ok(e instanceof CinderError);
+        assert.equal(e.code, 'RECLAIM_IN_PROGRESS');
+        assert.equal(e.status, 409);
+        assert.match(e.headers['retry-after']!, /^[1-9][0-9]*$/);
+        assert.match(e.message, /Nothing was sent by this request/);
+        return true;
+      },
+    );
+    assert.equal(bCalls, 0);
+    release.resolve('done');
+    assert.equal(await first, 'done');
+  });
+
+  it('the lock is extended while fn runs past its TTL, so no other instance runs meanwhile', async () => {
+    const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
+    const key = newKey();
+    const release = gate<string>();
+    const first = a.run(key, () => release.promise, burn);
+    await sleep(1000); // more than three TTLs
+    const ttl = Number((await redis.command(`PTTL cinder:lock:${key}`)).replace(/^:/, ''));
+    assert.ok(ttl > 0, `the lock is still held (PTTL ${ttl})`);
+    let bCalls = 0;
+    await assert.rejects(b.run(key, async () => String(++bCalls), { ...burn, maxWaitMs: 100 }), { code: 'BURN_IN_PROGRESS' });
+    assert.equal(bCalls, 0);
+    release.resolve('done');
+    assert.equal(await first, 'done');
+  });
+
+  it('a holder that died (its lock expires, no outcome) lets the waiter run fn itself', async () => {
+    const b = await instance();
+    const key = newKey();
+    await redis.command(`SET cinder:lock:${key} dead-instance-token PX 200`);
+    let bCalls = 0;
+    assert.equal(await b.run(key, async () => `ran ${++bCalls}`, burn), 'ran 1');
+  });
+
+  it('release deletes only its own lock (compare-and-delete)', async () => {
+    const a = await instance();
+    const key = newKey();
+    await a.run(
+      key,
+      async () => {
+        // As if A's lock had expired and another instance had taken it.
+        await redis.command(`SET cinder:lock:${key} other-token PX 10000`);
+        return 'done';
+      },
+      burn,
+    );
+    assert.equal(await lockValue(key), '$11\r\nother-token');
+  });
+
+  it('Redis unreachable: 503 SERVICE_UNAVAILABLE before fn runs (fail closed)', async () => {
+    const a = await instance();
+    await redis.kill();
+    try {
+      let calls = 0;
+      await assert.rejects(
+        a.run(newKey(), async () => String(++calls), burn),
+        (e: unknown) => {
+          assert.ok(e instanceof CinderError);
+          assert.equal(e.code, 'SERVICE_UNAVAILABLE');
+          assert.equal(e.status, 503);
+          assert.equal(e.headers['retry-after'], '5');
+          assert.match(e.message, /nothing was sent/);
+          return true;
+        },
+      );
+      assert.equal(calls, 0);
+    } finally {
+      await redis.restart();
+    }
+  });
+});
