@@ -1,85 +1,56 @@
 /**
- * `npm run bench:burn`: burns per second, latency percentiles and RPC calls per burn through the
- * real HTTP endpoint against the embedded chain, at concurrency 1 and 32, and the same figures for
- * a straightforward baseline (sequential RPC reads, no simulation, kit's
- * sendAndConfirmTransaction) measured in the same run against the same chain.
+ * `npm run bench:burn`: burns per second, latency percentiles and RPC calls per burn (by method)
+ * through the real HTTP endpoint, at concurrency 1, 32 and 128, without and with a provider budget
+ * of 20 requests/s, for the landing engine (src/chain/) and, in the same run against the same chain,
+ * the per-request design it replaced (kept below, only here, as the baseline).
  *
- * RPC calls are counted on the wire by a small proxy in front of the chain.
+ * The chain sits behind a counting proxy on loopback (test/chain/rpcProxy.ts) that gives
+ * confirmations real-cluster timing (BENCH_TIMING=cluster, the default: a signature reads as
+ * unknown for 0.4 s and as `processed` until 1.2 s after it is first sent; BENCH_TIMING=local: the
+ * local chain's own timing) and, in the budget rows, refuses beyond 20 requests/s with 429 +
+ * Retry-After: 1, as a free-tier provider does. The engine is then run with SOLANA_RPC_MAX_RPS=20.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromBytes,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
-  pipe,
-  sendAndConfirmTransactionFactory,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  assertIsSendableTransaction,
-  assertIsTransactionWithBlockhashLifetime,
+  getBase64Encoder,
+  isSolanaError,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type Address,
+  type Rpc,
+  type SolanaRpcApi,
 } from '@solana/kit';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
-  getBurnCheckedInstruction,
-  getCloseAccountInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
   getInitializeMint2Instruction,
   getMintSize,
   getMintToInstruction,
-  getTokenDecoder,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import Fastify from 'fastify';
 import { buildApp } from '../src/app.ts';
-import { createChainAdapter } from '../src/chain/chainAdapter.ts';
+import { createChainAdapter, hasReachedCommitment, rpcUnavailable, type ChainAdapter, type SignatureStatus } from '../src/chain/chainAdapter.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createWalletGenerator } from '../src/wallets/index.ts';
+import { startRpcProxy, type RpcProxy } from '../test/chain/rpcProxy.ts';
 import { createTestKey } from '../test/helpers/keys.ts';
 import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '../test/helpers/localChain.ts';
 
-const BURNS_PER_RUN = Number(process.env.BENCH_BURNS ?? 64);
+const TIMING = process.env.BENCH_TIMING === 'local' ? 'local' : 'cluster';
+const PROVIDER_RPS = 20;
+/** Burns per run at each concurrency: 8 one after the other, then one burn per concurrent client. */
+const RUNS: { concurrency: number; burns: number }[] = [
+  { concurrency: 1, burns: Number(process.env.BENCH_SEQUENTIAL_BURNS ?? 8) },
+  { concurrency: 32, burns: 32 },
+  { concurrency: 128, burns: 128 },
+];
 
 interface Holder {
   key: string;
   mint: Address;
-}
-
-/** Counts JSON-RPC calls (batch members included) on their way to the chain. */
-async function startCountingProxy(target: string) {
-  let calls = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      try {
-        const parsed = JSON.parse(body.toString('utf8')) as unknown;
-        calls += Array.isArray(parsed) ? parsed.length : 1;
-      } catch {
-        calls += 1;
-      }
-      const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      res.writeHead(upstream.status, { 'content-type': 'application/json' });
-      res.end(Buffer.from(await upstream.arrayBuffer()));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    take: () => {
-      const n = calls;
-      calls = 0;
-      return n;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 /** One transaction per holder: fund the owner, create a mint, its ATA for the owner, mint tokens. */
@@ -101,67 +72,146 @@ async function createHolders(chain: TestChain, count: number): Promise<Holder[]>
     ]);
     holders.push({ key: base58SecretKey, mint: mint.address });
   };
-  for (let i = 0; i < count; i += 16) await Promise.all(Array.from({ length: Math.min(16, count - i) }, one));
+  for (let i = 0; i < count; i += 64) await Promise.all(Array.from({ length: Math.min(64, count - i) }, one));
   return holders;
 }
 
-/** The straightforward implementation most projects would write. */
-async function startBaseline(rpcUrl: string, wsUrl: string) {
-  const { createSolanaRpcSubscriptions } = await import('@solana/kit');
-  const rpc = createSolanaRpc(rpcUrl);
-  const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions: createSolanaRpcSubscriptions(wsUrl) });
-  const app = Fastify();
-  app.post<{ Body: { mint: Address; userPrivateKey: string } }>('/api/burn_tokens', async (request) => {
-    const { getBase58Encoder } = await import('@solana/kit');
-    const owner = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(request.body.userPrivateKey)));
-    const mintInfo = await rpc.getAccountInfo(request.body.mint, { encoding: 'base64' }).send();
-    const decimals = Buffer.from(mintInfo.value!.data[0], 'base64')[44]!;
-    const { value: accounts } = await rpc.getTokenAccountsByOwner(owner.address, { mint: request.body.mint }, { encoding: 'base64' }).send();
-    const { value: blockhash } = await rpc.getLatestBlockhash().send();
-    const instructions = accounts.flatMap(({ pubkey, account }) => {
-      const amount = getTokenDecoder().decode(Buffer.from(account.data[0], 'base64')).amount;
-      return [
-        getBurnCheckedInstruction({ account: pubkey, mint: request.body.mint, authority: owner, amount, decimals }),
-        getCloseAccountInstruction({ account: pubkey, destination: owner.address, owner }),
-      ];
-    });
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(owner, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-      (m) => appendTransactionMessageInstructions(instructions, m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    assertIsSendableTransaction(signed);
-    assertIsTransactionWithBlockhashLifetime(signed);
-    await sendAndConfirm(signed, { commitment: 'confirmed' });
-    return { status: 'success' };
-  });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { url, close: () => app.close() };
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The baseline: the per-request design the landing engine replaced (issue 4's adapter), kept here
+ * only to measure against. Every request reads, fetches a blockhash, polls its own signature
+ * (with searchTransactionHistory) and the block height on its own.
+ */
+function createPerRequestChainAdapter(rpcUrl: string): ChainAdapter {
+  const rpc: Rpc<SolanaRpcApi> = createSolanaRpc(rpcUrl);
+  const commitment = 'confirmed' as const;
+  const signalFor = (deadline: number) => AbortSignal.timeout(Math.max(1, Math.min(10_000, deadline - Date.now())));
+  const transient = (error: unknown) => {
+    if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
+      const retryAfter = Number(error.context.headers?.get?.('retry-after'));
+      return { yes: error.context.statusCode === 429 || error.context.statusCode >= 500, after: Number.isFinite(retryAfter) ? retryAfter * 1000 : null };
+    }
+    return { yes: !isSolanaError(error), after: null };
+  };
+  async function read<T>(call: (abortSignal: AbortSignal) => Promise<T>, deadline: number): Promise<T> {
+    let last: unknown;
+    for (let attempt = 0; attempt < 4 && Date.now() < deadline; attempt++) {
+      try {
+        return await call(signalFor(deadline));
+      } catch (error) {
+        const t = transient(error);
+        if (!t.yes) throw error;
+        last = error;
+        const backoff = t.after ?? 200 * 2 ** attempt * (0.5 + Math.random());
+        if (Date.now() + backoff >= deadline) break;
+        await sleep(backoff);
+      }
+    }
+    throw rpcUnavailable(last);
+  }
+  const base64 = getBase64Encoder();
+  const raw = (address: Address, account: { lamports: bigint; owner: Address; data: readonly [string, string] } | null) =>
+    account && { address, lamports: account.lamports, owner: account.owner, data: new Uint8Array(base64.encode(account.data[0])) };
+  async function getSignatureStatus(signature: Parameters<ChainAdapter['getSignatureStatus']>[0], deadline: number): Promise<SignatureStatus | null> {
+    const { value } = await read((abortSignal) => rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send({ abortSignal }), deadline);
+    const s = value[0];
+    return s ? { slot: s.slot, err: s.err, confirmationStatus: s.confirmationStatus } : null;
+  }
+  return {
+    commitment,
+    async getAccounts(addresses, deadline) {
+      const { value } = await read((abortSignal) => rpc.getMultipleAccounts([...addresses], { encoding: 'base64', commitment }).send({ abortSignal }), deadline);
+      return value.map((account, i) => raw(addresses[i]!, account));
+    },
+    async getTokenAccountsByOwner(owner, filter, deadline) {
+      const { value } = await read((abortSignal) => rpc.getTokenAccountsByOwner(owner, filter, { encoding: 'base64', commitment }).send({ abortSignal }), deadline);
+      return value.map(({ pubkey, account }) => raw(pubkey, account)!);
+    },
+    async getBalance(address, deadline) {
+      return (await read((abortSignal) => rpc.getBalance(address, { commitment }).send({ abortSignal }), deadline)).value;
+    },
+    async getLatestBlockhash(deadline) {
+      return (await read((abortSignal) => rpc.getLatestBlockhash({ commitment }).send({ abortSignal }), deadline)).value;
+    },
+    async simulate(wire, deadline, options) {
+      const signed = options?.signed === true;
+      const { value } = await read(
+        (abortSignal) =>
+          rpc
+            .simulateTransaction(wire, { encoding: 'base64', sigVerify: signed, replaceRecentBlockhash: !signed, commitment } as never)
+            .send({ abortSignal }),
+        deadline,
+      );
+      const v = value as { err: unknown; unitsConsumed?: bigint; logs: string[] | null };
+      return { err: v.err, unitsConsumed: v.unitsConsumed === undefined ? null : Number(v.unitsConsumed), logs: v.logs ?? [] };
+    },
+    getSignatureStatus,
+    getBlockHeight: (deadline) => read((abortSignal) => rpc.getBlockHeight({ commitment }).send({ abortSignal }), deadline),
+    async sendAndConfirm({ wire, signature, lastValidBlockHeight }, deadline) {
+      let lastBroadcast = 0;
+      let delivered = false;
+      let polls = 0;
+      while (Date.now() < deadline) {
+        if (Date.now() - lastBroadcast >= 2000) {
+          lastBroadcast = Date.now();
+          try {
+            await rpc.sendTransaction(wire, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send({ abortSignal: signalFor(deadline) });
+            delivered = true;
+          } catch {
+            // the next rebroadcast tries again
+          }
+        }
+        await sleep(Math.min(400, 25 * 2 ** polls++, Math.max(0, deadline - Date.now())));
+        if (!delivered) continue;
+        try {
+          const status = await getSignatureStatus(signature, Math.min(deadline, Date.now() + 10_000));
+          if (status && (hasReachedCommitment(status, commitment) || status.err)) return { kind: 'landed', slot: status.slot, err: status.err };
+          if (!status && (await rpc.getBlockHeight({ commitment }).send({ abortSignal: signalFor(deadline) })) > lastValidBlockHeight) {
+            const final = await getSignatureStatus(signature, deadline);
+            return final ? { kind: 'landed', slot: final.slot, err: final.err } : { kind: 'expired' };
+          }
+        } catch {
+          // keep trying until the deadline
+        }
+      }
+      if (!delivered) throw rpcUnavailable();
+      return { kind: 'unknown' };
+    },
+    async isHealthy() {
+      return true;
+    },
+  };
 }
 
-async function startCinder(rpcUrl: string) {
+async function startCinder(chain: ChainAdapter) {
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     RATE_LIMIT_BURN_PER_MIN: '1000000',
     RATE_LIMIT_GENERATE_PER_MIN: '1000000',
     RATE_LIMIT_WALLETS_PER_MIN: '1000000000',
+    RATE_LIMIT_STATUS_PER_MIN: '1000000',
   });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
-  const app = await buildApp({ config, logger: createLogger('silent'), chain: createChainAdapter({ rpcUrl, commitment: config.commitment }), wallets });
+  const app = await buildApp({ config, logger: createLogger('silent'), chain, wallets });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { url, close: async () => { await app.close(); await wallets.close(); } };
+  return {
+    url,
+    close: async () => {
+      await app.close();
+      await wallets.close();
+    },
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function run(name: string, baseUrl: string, holders: Holder[], concurrency: number, takeCalls: () => number) {
-  takeCalls();
+async function run(implementation: string, budget: string, baseUrl: string, holders: Holder[], concurrency: number, proxy: RpcProxy) {
+  proxy.reset();
   const latencies: number[] = [];
-  const failures: string[] = [];
+  const outcomes = new Map<string, number>();
   let next = 0;
   const started = performance.now();
   const worker = async () => {
@@ -173,42 +223,72 @@ async function run(name: string, baseUrl: string, holders: Holder[], concurrency
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ mint: holder.mint, priorityFee: 0.000001, userPrivateKey: holder.key }),
       });
-      const body = (await res.json()) as { status?: string; detail?: string };
+      const body = (await res.json()) as { status?: string; code?: string };
       latencies.push(performance.now() - t0);
-      if (res.status !== 200 || body.status !== 'success') failures.push(`${res.status} ${body.status ?? body.detail}`);
+      const outcome = res.status === 200 ? String(body.status) : `${res.status} ${body.code ?? ''}`.trim();
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
+  const byMethod: Record<string, number> = {};
+  for (const r of proxy.requests) byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
+  const n = holders.length;
   return {
-    implementation: name,
-    concurrency,
-    burns: holders.length,
-    'burns/s': Number((holders.length / seconds).toFixed(1)),
-    'p50 ms': Number(percentile(latencies, 50).toFixed(1)),
-    'p99 ms': Number(percentile(latencies, 99).toFixed(1)),
-    'RPC calls/burn': Number((takeCalls() / holders.length).toFixed(1)),
-    failures: failures.length,
+    row: {
+      implementation,
+      budget,
+      concurrency,
+      burns: n,
+      succeeded: outcomes.get('success') ?? 0,
+      'burns/s': Number((n / seconds).toFixed(2)),
+      'p50 ms': Math.round(percentile(latencies, 50)),
+      'p99 ms': Math.round(percentile(latencies, 99)),
+      'RPC calls/burn': Number((proxy.requests.length / n).toFixed(2)),
+      'refused (429)': proxy.refusals.length,
+      other: [...outcomes].filter(([k]) => k !== 'success').map(([k, v]) => `${v}× ${k}`).join(', '),
+    },
+    byMethod: Object.fromEntries(Object.entries(byMethod).map(([m, c]) => [m, Number((c / n).toFixed(2))])),
   };
 }
 
-const chain = await startTestChain({ slotIntervalMs: 400 });
-const proxy = await startCountingProxy(chain.localnet.rpcUrl);
-const cinder = await startCinder(proxy.url);
-const baseline = await startBaseline(proxy.url, chain.localnet.wsUrl);
-console.log(`Preparing ${BURNS_PER_RUN * 4} token holders on the local chain...`);
+const chain: TestChain = await startTestChain({ slotIntervalMs: 400 });
+const proxy = await startRpcProxy(chain.localnet.rpcUrl, TIMING === 'cluster' ? { confirmation: { unknownMs: 400, processedUntilMs: 1200 } } : {});
+const budgets = [
+  { name: 'none', providerRps: undefined, serviceRps: undefined },
+  { name: `${PROVIDER_RPS} req/s`, providerRps: PROVIDER_RPS, serviceRps: PROVIDER_RPS },
+];
+const total = RUNS.reduce((sum, r) => sum + r.burns, 0) * budgets.length * 2;
+console.log(`Timing: ${TIMING}. Preparing ${total} token holders on the local chain...`);
+const holders = await createHolders(chain, total);
 const rows = [];
-for (const concurrency of [1, 32]) {
-  rows.push(await run('cinder', cinder.url, await createHolders(chain, BURNS_PER_RUN), concurrency, proxy.take));
-  rows.push(await run('baseline', baseline.url, await createHolders(chain, BURNS_PER_RUN), concurrency, proxy.take));
+const methods: Record<string, Record<string, number>> = {};
+for (const budget of budgets) {
+  for (const { concurrency, burns } of RUNS) {
+    for (const implementation of ['engine', 'per-request'] as const) {
+      proxy.setMaxRps(budget.providerRps);
+      const adapter =
+        implementation === 'engine'
+          ? createChainAdapter({ rpcUrl: proxy.url, commitment: 'confirmed', maxRequestsPerSecond: budget.serviceRps })
+          : createPerRequestChainAdapter(proxy.url);
+      const cinder = await startCinder(adapter);
+      const result = await run(implementation, budget.name, cinder.url, holders.splice(0, burns), concurrency, proxy);
+      await cinder.close();
+      rows.push(result.row);
+      methods[`${implementation} c=${concurrency} budget=${budget.name}`] = result.byMethod;
+      console.log(JSON.stringify(result.row));
+      // Let the provider's window empty between runs.
+      await sleep(1100);
+    }
+  }
 }
 console.table(rows);
+console.log('RPC calls per burn, by method:');
+console.table(methods);
 console.log(
-  'cinder: simulate for a tight compute-unit limit, priority fee, maxRetries 0 + rebroadcast, confirmation by polling;\n' +
-    'baseline: sequential reads, no simulation, no compute budget, kit sendAndConfirmTransaction (WebSocket confirmation).',
+  'engine: budgeted transport, merged account reads, one cached blockhash, one signature tracker for every burn in flight;\n' +
+    'per-request: the design it replaced (each burn reads, fetches a blockhash, polls its own signature with history and the block height).',
 );
-await cinder.close();
-await baseline.close();
 await proxy.close();
 await chain.close();

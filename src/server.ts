@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { startLocalnet, type Localnet } from './localnet/index.ts';
 import { createLogger } from './logger.ts';
 import { createWalletGenerator } from './wallets/index.ts';
+import { loadSponsor } from './keys/sponsor.ts';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 /** From a checkout (TypeScript through tsx), where the development scripts such as demo:token exist; not from dist/. */
@@ -30,6 +31,10 @@ async function main(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, undefined, {
     pretty: config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true),
   });
+  // Before anything starts: a bad SPONSOR_KEYPAIR file stops the start (its message names the
+  // path and the problem, never the content).
+  const sponsor = config.sponsorKeypairPath ? await loadSponsor(config.sponsorKeypairPath) : null;
+  if (sponsor) logger.info({ sponsor: sponsor.signer.address }, 'fee sponsor loaded (SPONSOR_KEYPAIR)');
   let localnet: Localnet | undefined;
   if (!config.solanaRpcUrl) {
     localnet = await startLocalnet({ port: config.localnetPort, logger });
@@ -38,7 +43,7 @@ async function main(config: Config): Promise<void> {
   const rpcUrl = config.solanaRpcUrl ?? localnet!.rpcUrl;
   const chain = createChainAdapter({ rpcUrl, commitment: config.commitment, maxRequestsPerSecond: config.solanaRpcMaxRps });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
-  const app = await buildApp({ config, logger, chain, wallets });
+  const app = await buildApp({ config, logger, chain, wallets, sponsor });
 
   if (!LOOPBACK.test(config.host) && config.apiKeys.length === 0) {
     logger.warn(

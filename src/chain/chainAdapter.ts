@@ -6,6 +6,7 @@
  */
 import {
   createSolanaRpcFromTransport,
+  createSolanaRpcSubscriptions,
   getBase64Encoder,
   isSolanaError,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
@@ -89,6 +90,8 @@ export interface ChainAdapterOptions {
   /** Between the signature tracker's ticks. */
   pollIntervalMs?: number;
   maxReadAttempts?: number;
+  /** SOLANA_WS_URL: confirm by WebSocket signature subscriptions (polling stays the fallback). */
+  wsUrl?: string | undefined;
   /** SOLANA_RPC_MAX_RPS: requests per second to the RPC at most; undefined: no cap of our own. */
   maxRequestsPerSecond?: number | undefined;
   /** How long an account read waits for other reads to share its getMultipleAccounts call. */
@@ -160,6 +163,7 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     },
   });
   const rpc: Rpc<SolanaRpcApi> = createSolanaRpcFromTransport(transport);
+  const subscriptions = options.wsUrl ? createSolanaRpcSubscriptions(options.wsUrl) : undefined;
 
   /** The caller's deadline only: the transport times each request out once it has left. */
   const signalFor = (deadline: number) => AbortSignal.timeout(Math.max(1, deadline - Date.now()));
@@ -248,6 +252,20 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     isUndelivered,
     notSent: (cause) => rpcUnavailable(cause),
     hasReachedCommitment,
+    onBlockHeight: (blockHeight) => blockhashes.observeBlockHeight(blockHeight),
+    subscribe: subscriptions
+      ? async (signature, { onLanded, onLost }, abortSignal) => {
+          const notifications = await subscriptions.signatureNotifications(signature, { commitment }).subscribe({ abortSignal });
+          void (async () => {
+            try {
+              for await (const { context, value } of notifications) return onLanded(context.slot, value.err);
+            } catch {
+              // the connection failed: polling takes over
+            }
+            if (!abortSignal.aborted) onLost();
+          })();
+        }
+      : undefined,
   });
 
   return {

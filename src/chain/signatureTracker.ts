@@ -13,6 +13,11 @@
  * - for the signatures that expired, one last getSignatureStatuses with searchTransactionHistory
  *   before they are declared dead.
  *
+ * With WebSocket subscriptions (SOLANA_WS_URL), each transaction is subscribed (signatureSubscribe)
+ * before its first send and settles on its notification; a subscribed signature is still asked about
+ * once per rebroadcast interval, in the same shared call, in case a notification is lost (a
+ * subscription that fails falls back to polling every tick).
+ *
  * Rebroadcasting identical bytes can never burn twice: the signature is the transaction's identity.
  * Nothing here assumes this service signed the transaction (relayed transactions use it too).
  */
@@ -42,6 +47,18 @@ export interface SignatureTrackerOptions {
   hasReachedCommitment(status: SignatureStatus | null, commitment: Commitment): boolean;
   /** The block height seen on a tick (the blockhash cache drops an ageing hash with it). */
   onBlockHeight?(blockHeight: bigint): void;
+  /**
+   * WebSocket mode: subscribes to the signature reaching the commitment; resolves once the
+   * subscription is in place, then calls `onLanded` once, or `onLost` when the subscription ends
+   * without a notification. Rejects when it cannot subscribe.
+   */
+  subscribe?(
+    signature: Signature,
+    handlers: { onLanded(slot: bigint, err: unknown): void; onLost(): void },
+    abortSignal: AbortSignal,
+  ): Promise<void>;
+  /** How long to wait for a subscription before sending without one. */
+  subscribeTimeoutMs?: number;
 }
 
 interface Waiter {
@@ -62,6 +79,10 @@ interface Entry {
   broadcasting: boolean;
   /** The node has seen it (a status, at any commitment): no rebroadcast needed while that holds. */
   seen: boolean;
+  /** A WebSocket subscription watches it: polled only once per rebroadcast interval. */
+  subscribed: boolean;
+  lastPolledAt: number;
+  stop: AbortController;
 }
 
 export interface SignatureTracker {
@@ -81,6 +102,7 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     const entry = entries.get(signature);
     if (!entry) return;
     entries.delete(signature);
+    entry.stop.abort();
     for (const waiter of entry.waiters) {
       clearTimeout(waiter.timer);
       if ('error' in outcome) waiter.reject(outcome.error);
@@ -109,9 +131,43 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     }
   }
 
+  /** The subscription first (a notification is only sent for what happens after it), then the send. */
+  async function subscribeThenBroadcast(signature: Signature, entry: Entry): Promise<void> {
+    if (options.subscribe) {
+      const subscribed = options.subscribe(
+        signature,
+        {
+          onLanded: (slot, err) => settle(signature, { kind: 'landed', slot, err }),
+          onLost: () => {
+            entry.subscribed = false;
+          },
+        },
+        entry.stop.signal,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), options.subscribeTimeoutMs ?? 2000);
+      });
+      try {
+        // Without a subscription in time, send anyway: polling watches it.
+        entry.subscribed = await Promise.race([subscribed.then(() => true), timedOut]);
+      } catch {
+        entry.subscribed = false;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (!entries.has(signature)) return; // settled or given up meanwhile
+    }
+    await broadcast(signature, entry);
+  }
+
   async function tick(): Promise<void> {
-    const deadline = Date.now() + options.tickTimeoutMs;
-    const pending = [...entries].filter(([, entry]) => entry.possiblyDelivered);
+    const now = Date.now();
+    const deadline = now + options.tickTimeoutMs;
+    const pending = [...entries].filter(
+      ([, entry]) => entry.possiblyDelivered && (!entry.subscribed || now - entry.lastPolledAt >= options.rebroadcastIntervalMs),
+    );
+    for (const [, entry] of pending) entry.lastPolledAt = now;
     const unknown: [Signature, Entry][] = [];
     for (let i = 0; i < pending.length; i += MAX_SIGNATURES_PER_STATUS_CALL) {
       const chunk = pending.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL);
@@ -194,6 +250,9 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
             lastBroadcastAt: 0,
             broadcasting: false,
             seen: false,
+            subscribed: false,
+            lastPolledAt: Date.now(),
+            stop: new AbortController(),
           };
           entries.set(signature, entry);
         }
@@ -205,14 +264,17 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
           // The deadline passed: this caller stops waiting (the others, if any, keep tracking it).
           timer: setTimeout(() => {
             tracked.waiters.delete(waiter);
-            if (tracked.waiters.size === 0 && entries.get(signature) === tracked) entries.delete(signature);
+            if (tracked.waiters.size === 0 && entries.get(signature) === tracked) {
+              entries.delete(signature);
+              tracked.stop.abort();
+            }
             // A send still under way may have reached the node: that is "unknown", never "not sent".
             if (tracked.possiblyDelivered || tracked.broadcasting) resolve({ kind: 'unknown' });
             else reject(options.notSent(tracked.lastError));
           }, Math.max(0, deadline - Date.now())),
         };
         tracked.waiters.add(waiter);
-        if (isNew) void broadcast(signature, tracked);
+        if (isNew) void subscribeThenBroadcast(signature, tracked);
         void run();
       });
     },

@@ -246,6 +246,12 @@ function createEdgeServer(handler: (req: IncomingMessage, res: ServerResponse) =
     },
     handler,
   );
+  // CONNECT (a proxy tunnel): Node would close the connection without an answer.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const error = new CinderError('METHOD_NOT_ALLOWED', 'CONNECT is not supported: this is not a proxy.');
+    if (socket.writable) socket.end(rawProblem(error, randomUUID()), () => socket.destroy());
+    else socket.destroy();
+  });
   // An `Expect` other than 100-continue: Node would answer a bare 417.
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const error = new CinderError('EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported.');

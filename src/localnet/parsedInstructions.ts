@@ -147,6 +147,16 @@ const AUTHORITY_TYPES = [
   'metadataPointer', 'groupPointer', 'groupMemberPointer', 'scaledUiAmount', 'pause',
 ];
 
+/** spl-token-2022 ExtensionType by number, as agave's UiExtensionType names them. */
+const EXTENSION_TYPES = [
+  'uninitialized', 'transferFeeConfig', 'transferFeeAmount', 'mintCloseAuthority', 'confidentialTransferMint',
+  'confidentialTransferAccount', 'defaultAccountState', 'immutableOwner', 'memoTransfer', 'nonTransferable',
+  'interestBearingConfig', 'cpiGuard', 'permanentDelegate', 'nonTransferableAccount', 'transferHook', 'transferHookAccount',
+  'confidentialTransferFeeConfig', 'confidentialTransferFeeAmount', 'metadataPointer', 'tokenMetadata', 'groupPointer',
+  'tokenGroup', 'groupMemberPointer', 'tokenGroupMember', 'confidentialMintBurn', 'scaledUiAmountConfig', 'pausableConfig',
+  'pausableAccount',
+];
+
 /** agave `parse_signers`: one authority, or a multisig authority followed by its signers. */
 function withSigners(info: Info, ix: CompiledInstructionLike, keys: readonly string[], index: number, single: string, multisig: string): Info {
   const key = keysOf(ix, keys, index + 1);
@@ -255,6 +265,13 @@ function parseToken(ix: CompiledInstructionLike, keys: readonly string[]): Parse
     }
     case 17:
       return { type: 'syncNative', info: { account: k(1)(0) } };
+    case 21: {
+      const info: Info = { mint: k(1)(0) };
+      const types: string[] = [];
+      while (r.remaining >= 2) types.push(EXTENSION_TYPES[r.u8() | (r.u8() << 8)] ?? 'unparseableExtension');
+      if (types.length > 0) info.extensionTypes = types;
+      return { type: 'getAccountDataSize', info };
+    }
     case 22:
       return { type: 'initializeImmutableOwner', info: { account: k(1)(0) } };
     case 23:

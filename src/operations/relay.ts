@@ -20,10 +20,10 @@ import {
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
   getPublicKeyFromAddress,
   getSignatureFromTransaction,
   getTransactionDecoder,
-  getTransactionEncoder,
   partiallySignTransaction,
   verifySignature,
   type Address,
@@ -118,7 +118,8 @@ interface Candidate {
   sponsored: boolean;
 }
 
-const field = (index: number) => `transactions[${index}]`;
+/** The problem's field name (problem.ts shows names of letters, digits, `_`, `.` and `-` only). */
+const field = (index: number) => `transactions.${index}`;
 
 function refuse(code: 'INVALID_TRANSACTION' | 'TRANSACTION_NOT_SIGNED' | 'PROGRAM_NOT_ALLOWED' | 'TRANSACTION_REJECTED', index: number, problem: string): CinderError {
   return new CinderError(code, `${field(index)} ${problem}. Nothing was sent.`, { errors: [{ field: field(index), message: problem }] });
@@ -126,7 +127,7 @@ function refuse(code: 'INVALID_TRANSACTION' | 'TRANSACTION_NOT_SIGNED' | 'PROGRA
 
 const base64 = getBase64Encoder();
 const transactionDecoder = getTransactionDecoder();
-const transactionEncoder = getTransactionEncoder();
+const messageEncoder = getCompiledTransactionMessageEncoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();
 
 function decodeCandidate(wire: string, index: number, sponsor: Address | null): Candidate {
@@ -143,9 +144,9 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null): 
   } catch {
     throw refuse('INVALID_TRANSACTION', index, 'is not a Solana wire transaction');
   }
-  // The decoders stop where the structure ends: bytes after it would be silently dropped.
-  const reencoded = transactionEncoder.encode(transaction);
-  if (reencoded.length !== bytes.length || !reencoded.every((b, i) => b === bytes[i])) {
+  // The message decoder stops where the message ends: bytes after it would be signed but ignored.
+  const reencoded = messageEncoder.encode(message);
+  if (reencoded.length !== transaction.messageBytes.length || !reencoded.every((b, i) => b === transaction.messageBytes[i])) {
     throw refuse('INVALID_TRANSACTION', index, 'has bytes after the end of the transaction');
   }
   if (message.version !== 'legacy' && message.version !== 0) {

@@ -5,9 +5,8 @@
  */
 import {
   appendTransactionMessageInstructions,
-  blockhash,
   createTransactionMessage,
-  getTransactionMessageSize,
+  isSignerRole,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -115,13 +114,36 @@ export function transactionMessage(feePayer: TransactionSigner, lifetime: Blockh
   );
 }
 
-// Any valid blockhash: the size of a message does not depend on its value.
-const SIZING_LIFETIME: BlockhashLifetime = { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n };
+const shortVecLength = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : 3);
+
+/**
+ * The wire size of a legacy transaction with these instructions, computed from the layout
+ * (signatures, header, account keys, blockhash, compiled instructions). kit's
+ * getTransactionMessageSize gives the same number (test/plan/plan.test.ts checks it) but compiles
+ * and encodes the whole message, ~1 ms per instruction; packing asks this hundreds of times.
+ */
+export function legacyTransactionSize(feePayer: Address, instructions: readonly Instruction[]): number {
+  const keys = new Set<string>([feePayer]);
+  const signers = new Set<string>([feePayer]);
+  let instructionBytes = 0;
+  for (const instruction of instructions) {
+    keys.add(instruction.programAddress);
+    const accounts = instruction.accounts ?? [];
+    for (const meta of accounts) {
+      keys.add(meta.address);
+      if (isSignerRole(meta.role)) signers.add(meta.address);
+    }
+    const dataLength = instruction.data?.length ?? 0;
+    instructionBytes += 1 + shortVecLength(accounts.length) + accounts.length + shortVecLength(dataLength) + dataLength;
+  }
+  const messageBytes = 3 + shortVecLength(keys.size) + 32 * keys.size + 32 + shortVecLength(instructions.length) + instructionBytes;
+  return shortVecLength(signers.size) + 64 * signers.size + messageBytes;
+}
 
 /** The wire size of a transaction with these actions, at the largest compute budget and repayment values. */
 export function transactionSize(actions: readonly AccountAction[], parties: TransactionParties): number {
   const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, U64_MAX, transactionInstructions(actions, parties, U64_MAX));
-  return getTransactionMessageSize(transactionMessage(parties.feePayer, SIZING_LIFETIME, instructions));
+  return legacyTransactionSize(parties.feePayer.address, instructions);
 }
 
 function computeUnitEstimate(actions: readonly AccountAction[], parties: TransactionParties): number {
@@ -150,9 +172,8 @@ function plannedTransaction(actions: AccountAction[], parties: TransactionPartie
 
 /**
  * Greedy packing in the planner's order (program, mint: accounts of one mint share a harvest):
- * an account joins the current transaction while the transaction stays within the packet size and
- * the compute limit. Binary search would save size computations; at a few hundred accounts the
- * linear scan costs milliseconds, and stays obviously right.
+ * an account joins the current transaction while it stays within the packet size and the compute
+ * limit, else it starts the next one.
  */
 export function packTransactions(actions: readonly AccountAction[], parties: TransactionParties): PlannedTransaction[] {
   const transactions: PlannedTransaction[] = [];

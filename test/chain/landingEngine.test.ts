@@ -205,3 +205,26 @@ describe('one signature tracker for every transaction in flight', () => {
     assert.equal(proxy.count('sendTransaction'), 1);
   });
 });
+
+describe('WebSocket confirmation (SOLANA_WS_URL)', () => {
+  it('subscribed signatures settle on their notification: no status polling while they land', async () => {
+    // Rebroadcast (and the safety-net poll of subscribed signatures) once a minute: never in this test.
+    const adapter = newAdapter({ wsUrl: chain.localnet.wsUrl, rebroadcastIntervalMs: 60_000 });
+    const destination = (await generateKeyPairSigner()).address;
+    const txs = await transfers(20, destination);
+    proxy.reset();
+    const outcomes = await Promise.all(txs.map((tx) => adapter.sendAndConfirm(tx, Date.now() + 30_000)));
+    assert.ok(outcomes.every((o) => o.kind === 'landed' && o.err === null && o.slot > 0n));
+    assert.equal(await getLamports(chain, destination), txs.reduce((sum, _, i) => sum + 1_000_000n + BigInt(i), 0n), 'each landed once');
+    assert.equal(proxy.count('sendTransaction'), 20);
+    assert.equal(proxy.count('getSignatureStatuses'), 0);
+  });
+
+  it('falls back to polling when the WebSocket cannot be reached', async () => {
+    const adapter = newAdapter({ wsUrl: 'ws://127.0.0.1:9' });
+    const [tx] = await transfers(1, (await generateKeyPairSigner()).address);
+    const outcome = await adapter.sendAndConfirm(tx!, Date.now() + 20_000);
+    assert.equal(outcome.kind, 'landed');
+    assert.ok(proxy.count('getSignatureStatuses') > 0);
+  });
+});

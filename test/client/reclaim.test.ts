@@ -76,7 +76,7 @@ describe('previewReclaim and reclaimRent', () => {
     assert.equal((await getLamports(t.chain, owner)) - before, BigInt(s.netLamports), 'the owner gained exactly the net');
     assert.deepEqual(await stillOpen(t.chain, w.closable), [], 'every closable account is closed');
     assert.deepEqual(await stillOpen(t.chain, [w.frozen!, w.kept!.account]), [w.frozen!, w.kept!.account], 'the frozen and the kept accounts stay');
-    assert.deepEqual(result.details!.skippedAccounts, [{ address: w.frozen!, code: 'ACCOUNT_FROZEN' }]);
+    assert.deepEqual(result.details!.skippedAccounts.map(({ address, code }) => ({ address, code })), [{ address: w.frozen!, code: 'ACCOUNT_FROZEN' }]);
     assert.deepEqual(result.signatures, result.details!.transactions.map((x) => x.signature));
 
     const again = await rejection(client.reclaimRent({ userPrivateKey: w.key, priorityFee: 0 }));
@@ -94,16 +94,25 @@ describe('previewReclaim and reclaimRent', () => {
     assert.ok(fee > 5000n && fee <= 5100n, `base fee + at most the 100-lamport priority fee, got ${fee}`);
 
     const before = await getLamports(t.chain, w.signer.address);
-    const result = await client.reclaimRent({ userPrivateKey: w.secretKey, priorityFee: 1e-7, burn: [w.kept!.mint], idempotencyKey: `sdk-reclaim-${w.signer.address}` });
+    const result = await client.reclaimRent({ userPrivateKey: w.secretKey, priorityFee: 1e-7, burn: [w.kept!.mint] });
     assert.equal(result.status, 'success', result.message ?? '');
     assert.deepEqual(result.details!.burned, [{ mint: w.kept!.mint, amount: '5000000', decimals: 6 }]);
     assert.equal(result.details!.netLamports, preview.summary.netLamports);
     assert.equal((await getLamports(t.chain, w.signer.address)) - before, BigInt(preview.summary.netLamports));
     assert.equal((await fetchMint(t.chain.rpc, w.kept!.mint)).data.supply, 0n);
+  });
 
-    // The same Idempotency-Key answers the first result again, without touching the chain.
-    const replay = await client.reclaimRent({ userPrivateKey: w.secretKey, priorityFee: 1e-7, burn: [w.kept!.mint], idempotencyKey: `sdk-reclaim-${w.signer.address}` });
+  it('reclaimRent with the same idempotencyKey answers the first result again, without touching the chain', async () => {
+    const w = await walletToReclaim(t.chain, { classic: 1, token2022: false, wrappedSol: false, frozen: false, kept: false });
+    keys.push(w.key);
+    const idempotencyKey = `sdk-reclaim-${w.signer.address}`;
+    const result = await client.reclaimRent({ userPrivateKey: w.key, priorityFee: 0, idempotencyKey });
+    assert.equal(result.status, 'success', result.message ?? '');
+    const after = await getLamports(t.chain, w.signer.address);
+    // Without the Idempotency-Key record this would be a new reclaim: 400 NOTHING_TO_RECLAIM.
+    const replay = await client.reclaimRent({ userPrivateKey: w.key, priorityFee: 0, idempotencyKey });
     assert.deepEqual(replay, result);
+    assert.equal(await getLamports(t.chain, w.signer.address), after);
   });
 
   it('refuses a bad owner and a bad mint list with the server\'s codes', async () => {

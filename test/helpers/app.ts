@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { buildApp, type CinderApp } from '../../src/app.ts';
 import { createChainAdapter, type ChainAdapterOptions } from '../../src/chain/chainAdapter.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import type { Sponsor } from '../../src/keys/sponsor.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
 import { startTestChain, type TestChain } from './localChain.ts';
@@ -24,7 +25,8 @@ export interface TestApp {
 /** The real app over the real JSON-RPC path to a fresh local chain, with its log output captured. */
 export async function createTestApp(
   overrides: Partial<Config> = {},
-  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions> } = {},
+  /** sponsor: a fee sponsor (fund its address on the chain first), as SPONSOR_KEYPAIR would load. */
+  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions>; sponsor?: Sponsor } = {},
 ): Promise<TestApp> {
   const chain = options.chain ?? (await startTestChain());
   // Limits high enough that only tests about rate limiting (which override them) ever meet one.
@@ -60,7 +62,7 @@ export async function createTestApp(
     ...options.chainAdapter,
   });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
-  const app = await buildApp({ config, logger, chain: chainAdapter, wallets });
+  const app = await buildApp({ config, logger, chain: chainAdapter, wallets, sponsor: options.sponsor ?? null });
   return {
     app,
     chain,

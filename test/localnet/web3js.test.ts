@@ -34,6 +34,7 @@ import {
 } from '@solana/spl-token';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
 import { rpcResult } from './rawRpc.ts';
+import { closeConnections, openConnection } from './web3Client.ts';
 
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 
@@ -59,11 +60,12 @@ before(async () => {
   localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: 400 });
   // As a user's script would: the default commitment (finalized for reads that take none), the
   // default blockhash cache, the chain's WebSocket.
-  connection = new Connection(localnet.rpcUrl, { commitment: 'confirmed', wsEndpoint: localnet.wsUrl });
+  connection = openConnection(localnet);
   payer = Keypair.generate();
   await fund(payer, 100);
 });
 after(async () => {
+  closeConnections();
   await localnet.close();
 });
 

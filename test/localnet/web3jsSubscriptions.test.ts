@@ -10,6 +10,7 @@ import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction, type
 import { WebSocket } from 'ws';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
 import { rpcResult } from './rawRpc.ts';
+import { closeConnections, openConnection } from './web3Client.ts';
 
 let localnet: Localnet;
 let connection: Connection;
@@ -32,13 +33,14 @@ before(async () => {
     consoleErrors.push(args);
   };
   localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: 400 });
-  connection = new Connection(localnet.rpcUrl, { commitment: 'confirmed', wsEndpoint: localnet.wsUrl });
+  connection = openConnection(localnet);
   payer = Keypair.generate();
   const signature = await connection.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
   await connection.confirmTransaction({ signature, ...(await connection.getLatestBlockhash()) }, 'confirmed');
 });
 after(async () => {
   console.error = originalConsoleError;
+  closeConnections();
   await localnet.close();
 });
 

@@ -4,7 +4,7 @@
  * stores use it when set, else the one generated under STATE_DIR (kept across restarts).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -68,10 +68,19 @@ describe('the secret the stores use', () => {
     );
   });
 
-  it('an unwritable STATE_DIR stops the start with a message naming it', async () => {
+  it('a STATE_DIR that cannot be a directory stops the start with a message naming it', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'cinder-secret-'));
+    dirs.push(parent);
+    const file = join(parent, 'a-file');
+    await writeFile(file, '');
     await assert.rejects(
-      createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir: '/proc/cinder-cannot-be-here' }, logger, metrics }),
-      /cannot use STATE_DIR \/proc\/cinder-cannot-be-here .*set STATE_DIR to a writable directory, or use REDIS_URL/,
+      createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir: join(file, 'state') }, logger, metrics }),
+      (e: unknown) => {
+        assert.ok(e instanceof Error);
+        assert.ok(e.message.startsWith(`cannot use STATE_DIR ${join(file, 'state')} for the idempotency journal`), e.message);
+        assert.match(e.message, /set STATE_DIR to a writable directory, or use REDIS_URL$/);
+        return true;
+      },
     );
   });
 });

@@ -1,0 +1,22 @@
+import { it } from 'node:test';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createTestApp } from '../helpers/app.ts';
+import { walletToReclaim } from '../client/reclaimFixture.ts';
+const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
+it('show', async () => {
+  const t = await createTestApp();
+  const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const w = await walletToReclaim(t.chain, { classic: 2 });
+  const env = { PATH: process.env.PATH!, CINDER_URL: url, K: w.key };
+  const show = (args: string[]) => { try { process.stderr.write('\n$ cinder ' + args.join(' ') + '\n' + execFileSync(BIN, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })); } catch (e) { process.stderr.write(String((e as {stdout:string}).stdout) + String((e as {stderr:string}).stderr)); } };
+  show(['reclaim', '--owner', w.signer.address]);
+  show(['reclaim', '--key-env', 'K', '--yes']);
+  const w2 = await walletToReclaim(t.chain, { classic: 1, frozen: false });
+  writeFileSync('/tmp/h8keys.txt', w2.key + '\n' + w.key + '\n');
+  show(['reclaim', '--keys-file', '/tmp/h8keys.txt']);
+  show(['reclaim', '--keys-file', '/tmp/h8keys.txt', '--yes']);
+  show(['reclaim', '--owner', w2.signer.address, '--unsigned']);
+  await t.close();
+});

@@ -1,0 +1,235 @@
+/**
+ * POST /api/transactions (the relay) against the real app and the embedded chain: transactions
+ * built and signed here with @solana/kit, as a wallet would, checked on the chain to the lamport.
+ *
+ * Solana facts relied on (checked on the embedded chain, which runs the real programs):
+ * - SPL Token CloseAccount of an empty account moves all its lamports (the rent, 2,039,280 for a
+ *   165-byte account) to the destination; of an account with a balance it fails with token error
+ *   11 (NonNativeHasBalance), spl-token program/src/error.rs;
+ * - the fee of a transaction without priority fee is 5,000 lamports per signature;
+ * - a transaction's identity is its first signature: the same bytes can land only once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64Decoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+  type Signature,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getCloseAccountInstruction } from '@solana-program/token';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await createTestApp();
+});
+after(async () => {
+  await t.close();
+});
+
+const TOKEN_ACCOUNT_RENT = 2_039_280n;
+const BASE_FEE = 5_000n;
+
+async function relay(body: unknown) {
+  return t.app.inject({ method: 'POST', url: '/api/transactions', payload: body as Record<string, unknown> });
+}
+
+async function lifetime() {
+  return (await t.chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value;
+}
+
+/** A kit message paid by `payer` with these instructions and a fresh blockhash. */
+async function messageOf(payer: KeyPairSigner, instructions: Instruction[]) {
+  const recent = await lifetime();
+  return pipe(
+    createTransactionMessage({ version: 'legacy' }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(recent, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+}
+
+/** Signed by every signer in the message, as a wallet would, in base64 wire format. */
+async function signedWire(payer: KeyPairSigner, instructions: Instruction[]): Promise<{ wire: string; signature: Signature }> {
+  const signed = await signTransactionMessageWithSigners(await messageOf(payer, instructions));
+  return { wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed) };
+}
+
+/** An owner with SOL and an empty token account (its ATA of a fresh mint). */
+async function ownerWithEmptyAccount() {
+  const { signer } = await createFundedSigner(t.chain, 1_000_000_000n);
+  const mint = await createTestMint(t.chain, signer, { decimals: 0 });
+  const ata = await createAta(t.chain, signer, signer.address, mint);
+  return { owner: signer, mint, ata };
+}
+
+const closeOf = (owner: KeyPairSigner, account: Address) => getCloseAccountInstruction({ account, destination: owner.address, owner });
+
+async function statusOf(signature: Signature) {
+  const { value } = await t.chain.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send();
+  return value[0];
+}
+
+function assertRefused(response: Awaited<ReturnType<typeof relay>>, code: string, detail: RegExp) {
+  assert.equal(response.statusCode, 400, response.body);
+  assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+  const body = response.json();
+  assert.equal(body.code, code, response.body);
+  assert.match(body.detail, detail);
+  assert.match(body.detail, /Nothing was sent\.$/);
+}
+
+describe('POST /api/transactions: relaying a transaction signed with kit', () => {
+  it('lands a plain close of an empty token account and answers like a burn; the owner gets the rent minus the fee, to the lamport', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    const before = await getLamports(t.chain, owner.address);
+    const { wire, signature } = await signedWire(owner, [closeOf(owner, ata)]);
+
+    const response = await relay({ transactions: [wire] });
+    assert.equal(response.statusCode, 200, response.body);
+    const body = response.json();
+    assert.equal(body.transactionId, signature);
+    assert.equal(body.tx_hash, signature);
+    assert.equal(body.status, 'success');
+    assert.equal(body.message, 'Relayed 1 transaction; it landed.');
+    assert.deepEqual(body.details.signatures, [signature]);
+    assert.equal(body.details.transactions.length, 1);
+    assert.deepEqual({ ...body.details.transactions[0], slot: undefined }, { signature, status: 'success', slot: undefined, sponsored: false, error: null });
+    assert.equal(typeof body.details.transactions[0].slot, 'number');
+
+    assert.equal((await t.chain.rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value, null, 'the token account is closed');
+    assert.equal(await getLamports(t.chain, owner.address), before + TOKEN_ACCOUNT_RENT - BASE_FEE);
+    assert.equal((await statusOf(signature))?.err, null);
+  });
+
+  it('is idempotent by signature: the same transaction relayed again, or twice at once, lands once and answers with its status', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    const before = await getLamports(t.chain, owner.address);
+    const { wire, signature } = await signedWire(owner, [closeOf(owner, ata)]);
+
+    const [a, b] = await Promise.all([relay({ transactions: [wire] }), relay({ transactions: [wire] })]);
+    for (const response of [a, b]) {
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().transactionId, signature);
+      assert.equal(response.json().status, 'success');
+    }
+    const again = await relay({ transactions: [wire] });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.json().transactionId, signature);
+    assert.equal(again.json().status, 'success');
+    assert.equal(again.json().details.transactions[0].slot, a.json().details.transactions[0].slot, 'the slot it landed in, not a new one');
+    // Charged once: one fee, one rent.
+    assert.equal(await getLamports(t.chain, owner.address), before + TOKEN_ACCOUNT_RENT - BASE_FEE);
+  });
+
+  it('relays several transactions in one request, each reported', async () => {
+    const { owner } = await ownerWithEmptyAccount();
+    const other = await ownerWithEmptyAccount();
+    const one = await signedWire(owner, [getTransferSolInstruction({ source: owner, destination: other.owner.address, amount: 1_000n })]);
+    const two = await signedWire(other.owner, [closeOf(other.owner, other.ata)]);
+    const response = await relay({ transactions: [one.wire, two.wire] });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json().details.signatures, [one.signature, two.signature]);
+    assert.equal(response.json().status, 'success');
+    assert.equal(response.json().message, 'Relayed 2 transactions; all landed.');
+  });
+});
+
+describe('POST /api/transactions: refusals (nothing is sent)', () => {
+  it('refuses an unsigned transaction: TRANSACTION_NOT_SIGNED', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    const unsigned = compileTransaction(await messageOf(owner, [closeOf(owner, ata)]));
+    const before = await getLamports(t.chain, owner.address);
+    assertRefused(await relay({ transactions: [getBase64EncodedWireTransaction(unsigned)] }), 'TRANSACTION_NOT_SIGNED', new RegExp(`is not signed by ${owner.address}`));
+    assert.equal(await getLamports(t.chain, owner.address), before);
+    assert.notEqual((await t.chain.rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value, null);
+  });
+
+  it('refuses a signature that does not verify (one byte changed, or another key\'s signature): TRANSACTION_NOT_SIGNED', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    const { wire } = await signedWire(owner, [closeOf(owner, ata)]);
+    const bytes = new Uint8Array(getBase64Encoder().encode(wire));
+    bytes[1] = bytes[1]! ^ 0x01; // the first byte of the first signature (after the compact count)
+    const tampered = getBase64Decoder().decode(bytes);
+    assertRefused(await relay({ transactions: [tampered] }), 'TRANSACTION_NOT_SIGNED', /does not verify for this message/);
+
+    // A real signature by the owner, of another message, placed on this one.
+    const other = await signedWire(owner, [getTransferSolInstruction({ source: owner, destination: owner.address, amount: 1n })]);
+    const otherBytes = new Uint8Array(getBase64Encoder().encode(other.wire));
+    const swapped = new Uint8Array(getBase64Encoder().encode(wire));
+    swapped.set(otherBytes.subarray(1, 65), 1);
+    assertRefused(await relay({ transactions: [getBase64Decoder().decode(swapped)] }), 'TRANSACTION_NOT_SIGNED', /does not verify/);
+    assert.notEqual((await t.chain.rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value, null);
+  });
+
+  it('refuses an instruction of another program (Memo, a random program id): PROGRAM_NOT_ALLOWED', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    const memo: Instruction = {
+      programAddress: address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'),
+      accounts: [],
+      data: new TextEncoder().encode('hello'),
+    };
+    const withMemo = await signedWire(owner, [closeOf(owner, ata), memo]);
+    assertRefused(await relay({ transactions: [withMemo.wire] }), 'PROGRAM_NOT_ALLOWED', /calls MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr; only Compute Budget, System, SPL Token, Token-2022, Associated Token/);
+
+    const random = (await generateKeyPairSigner()).address;
+    const withRandom = await signedWire(owner, [{ programAddress: random, accounts: [], data: new Uint8Array([1]) }]);
+    assertRefused(await relay({ transactions: [withRandom.wire] }), 'PROGRAM_NOT_ALLOWED', new RegExp(`calls ${random};`));
+    // One bad transaction refuses the whole request: the good one beside it is not sent either.
+    const good = await signedWire(owner, [closeOf(owner, ata)]);
+    assertRefused(await relay({ transactions: [good.wire, withRandom.wire] }), 'PROGRAM_NOT_ALLOWED', /^transactions\.1 /);
+    assert.equal(await statusOf(good.signature), null);
+    assert.notEqual((await t.chain.rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value, null);
+  });
+
+  it('refuses a transaction that would fail (closing an account that holds tokens): TRANSACTION_REJECTED with the decoded reason', async () => {
+    const { owner, mint, ata } = await ownerWithEmptyAccount();
+    await mintTokens(t.chain, owner, mint, ata, 7n);
+    const before = await getLamports(t.chain, owner.address);
+    const { wire, signature } = await signedWire(owner, [closeOf(owner, ata)]);
+    assertRefused(await relay({ transactions: [wire] }), 'TRANSACTION_REJECTED', /^transactions\.0 would fail on chain \(.*(NonNativeHasBalance|11).*\)/);
+    assert.equal(await statusOf(signature), null, 'never sent');
+    assert.equal(await getLamports(t.chain, owner.address), before, 'no fee charged');
+  });
+
+  it('refuses what is not a transaction: INVALID_TRANSACTION; and a body outside the schema: 400', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    assertRefused(await relay({ transactions: ['not base64!'] }), 'INVALID_TRANSACTION', /is not base64/);
+    assertRefused(await relay({ transactions: [getBase64Decoder().decode(new Uint8Array([1, 2, 3]))] }), 'INVALID_TRANSACTION', /is not a Solana wire transaction/);
+    const { wire } = await signedWire(owner, [closeOf(owner, ata)]);
+    const longer = getBase64Decoder().decode(new Uint8Array([...getBase64Encoder().encode(wire), 0, 0, 0]));
+    assertRefused(await relay({ transactions: [longer] }), 'INVALID_TRANSACTION', /bytes after the end/);
+
+    for (const body of [{}, { transactions: [] }, { transactions: [wire], extra: 1 }, { transactions: Array(9).fill(wire) }]) {
+      const response = await relay(body);
+      assert.equal(response.statusCode, 400, response.body);
+      assert.match(response.json().code, /^(MISSING_FIELD|UNKNOWN_FIELD|VALIDATION_FAILED)$/);
+    }
+    assert.notEqual((await t.chain.rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value, null);
+  });
+
+  it('a transaction decoded by the relay is the one given: the signature it reports is the wire transaction\'s own', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    const { wire } = await signedWire(owner, [closeOf(owner, ata)]);
+    const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+    const response = await relay({ transactions: [wire] });
+    assert.equal(response.json().transactionId, getSignatureFromTransaction(decoded));
+  });
+});

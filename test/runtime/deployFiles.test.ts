@@ -1,0 +1,63 @@
+/**
+ * The deployment recipes and the README say the same thing: one production build line, run by the
+ * Containerfile's stages, the README's production install and systemd steps, and by
+ * `npm run check:deploy` (which CI runs; it executes the recipes for real). Also the runtime facts
+ * the recipes rely on: node is started directly (no npm, no shell, no tsx) so the stop signal
+ * reaches the server, and the stop timeouts outlast a burn's deadline.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.ts';
+import { PRODUCTION_BUILD } from '../../scripts/checkDeploy.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFile(join(ROOT, path), 'utf8');
+/** Output-only npm flags, which change nothing that is installed. */
+const quiet = (command: string) => command.replace(/ --no-audit| --no-fund/g, '');
+
+it('the Containerfile, the README and check:deploy run one production build', async () => {
+  const containerfile = await read('deploy/Containerfile');
+  const runs = [...containerfile.matchAll(/^RUN (.+)$/gm)].map((m) => quiet(m[1]!));
+  assert.deepEqual(runs, quiet(PRODUCTION_BUILD).split(' && '));
+  const readme = await read('README.md');
+  assert.ok(readme.includes(`\n${quiet(PRODUCTION_BUILD)} `), 'the README\'s production install line');
+  assert.ok(readme.includes(`\n${quiet(PRODUCTION_BUILD).split(' && ').map((c) => `sudo ${c}`).join(' && ')}\n`), 'the README\'s systemd steps');
+  // The runtime stage copies the build, not the sources, and runs node on it directly.
+  assert.match(containerfile, /^COPY --from=build \/app\/dist dist$/m);
+  assert.match(containerfile, /^CMD \["node", "dist\/server\.js"\]$/m);
+  assert.doesNotMatch(containerfile.split(/^FROM /m).at(-1)!, /\btsx\b|COPY src src/);
+});
+
+it('the systemd unit starts node on the build, stops it with SIGTERM, and waits longer than a burn may take', async () => {
+  const unit = await read('deploy/cinder.service');
+  assert.match(unit, /^ExecStart=\/usr\/bin\/node dist\/server\.js$/m);
+  assert.match(unit, /^KillSignal=SIGTERM$/m);
+  const stopSeconds = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);
+  const compose = await read('deploy/compose.yaml');
+  const graceSeconds = Number(/stop_grace_period: (\d+)s/.exec(compose)?.[1]);
+  // The server gives itself BURN_DEADLINE_MS + 10 s to stop (src/server.ts); the supervisor must not kill it sooner.
+  const burnDeadlineSeconds = loadConfig({}).burnDeadlineMs / 1000;
+  assert.ok(stopSeconds >= burnDeadlineSeconds + 10, `TimeoutStopSec=${stopSeconds}`);
+  assert.ok(graceSeconds >= burnDeadlineSeconds + 10, `stop_grace_period: ${graceSeconds}s`);
+});
+
+it('the compose file puts Redis beside Cinder and requires what a container needs', async () => {
+  const compose = await read('deploy/compose.yaml');
+  assert.match(compose, /^ {2}redis:$/m);
+  assert.match(compose, /REDIS_URL: redis:\/\/redis:6379/);
+  for (const name of ['API_KEYS', 'SERVER_SECRET', 'SOLANA_RPC_URL']) assert.match(compose, new RegExp(`${name}: \\$\\{${name}:\\?`), name);
+  assert.match(compose, /dockerfile: deploy\/Containerfile/);
+});
+
+it('npm start execs node (no shell left between npm and the server), and engines names the supported lines', async () => {
+  const pkg = JSON.parse(await read('package.json')) as { scripts: Record<string, string>; engines: { node: string } };
+  assert.match(pkg.scripts.start!, /^exec node /);
+  assert.equal(pkg.engines.node, '^20.18.0 || >=22');
+  const deps = JSON.parse(await read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  // The CLI loads cli-progress on a terminal; a production install must have it. tsx is for development only.
+  assert.ok(deps.dependencies['cli-progress'], 'cli-progress is a dependency');
+  assert.ok(!deps.dependencies.tsx && deps.devDependencies.tsx, 'tsx is a development dependency');
+});
