@@ -46,7 +46,11 @@ const RUNS: { concurrency: number; burns: number }[] = [
   { concurrency: 1, burns: Number(process.env.BENCH_SEQUENTIAL_BURNS ?? 8) },
   { concurrency: 32, burns: 32 },
   { concurrency: 128, burns: 128 },
-];
+].filter((r) => !process.env.BENCH_CONCURRENCY || process.env.BENCH_CONCURRENCY.split(',').includes(String(r.concurrency)));
+/** BENCH_IMPLEMENTATIONS=engine (or per-request) runs one of the two only. */
+const IMPLEMENTATIONS = (['engine', 'per-request'] as const).filter(
+  (name) => !process.env.BENCH_IMPLEMENTATIONS || process.env.BENCH_IMPLEMENTATIONS.split(',').includes(name),
+);
 
 interface Holder {
   key: string;
@@ -186,14 +190,14 @@ function createPerRequestChainAdapter(rpcUrl: string): ChainAdapter {
 
 async function startCinder(chain: ChainAdapter) {
   const config = loadConfig({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
     RATE_LIMIT_BURN_PER_MIN: '1000000',
     RATE_LIMIT_GENERATE_PER_MIN: '1000000',
     RATE_LIMIT_WALLETS_PER_MIN: '1000000000',
     RATE_LIMIT_STATUS_PER_MIN: '1000000',
   });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
-  const app = await buildApp({ config, logger: createLogger('silent'), chain, wallets });
+  const app = await buildApp({ config, logger: createLogger(config.logLevel), chain, wallets });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url,
@@ -258,15 +262,15 @@ const proxy = await startRpcProxy(chain.localnet.rpcUrl, TIMING === 'cluster' ? 
 const budgets = [
   { name: 'none', providerRps: undefined, serviceRps: undefined },
   { name: `${PROVIDER_RPS} req/s`, providerRps: PROVIDER_RPS, serviceRps: PROVIDER_RPS },
-];
-const total = RUNS.reduce((sum, r) => sum + r.burns, 0) * budgets.length * 2;
+].filter((b) => !process.env.BENCH_BUDGETS || process.env.BENCH_BUDGETS.split(',').includes(b.providerRps ? 'budget' : 'none'));
+const total = RUNS.reduce((sum, r) => sum + r.burns, 0) * budgets.length * IMPLEMENTATIONS.length;
 console.log(`Timing: ${TIMING}. Preparing ${total} token holders on the local chain...`);
 const holders = await createHolders(chain, total);
 const rows = [];
 const methods: Record<string, Record<string, number>> = {};
 for (const budget of budgets) {
   for (const { concurrency, burns } of RUNS) {
-    for (const implementation of ['engine', 'per-request'] as const) {
+    for (const implementation of IMPLEMENTATIONS) {
       proxy.setMaxRps(budget.providerRps);
       const adapter =
         implementation === 'engine'

@@ -33,6 +33,30 @@ const SERVER_SECRET = 'check-deploy-server-secret-0123456789abcdef';
 
 const log = (text: string) => process.stderr.write(`check:deploy: ${text}\n`);
 
+/**
+ * Node 22.6+ can run .ts files itself (type stripping): turned off for what runs the production
+ * install, so that a .ts module reached at run time fails here instead of passing unnoticed.
+ */
+const NO_TYPESCRIPT = (() => {
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  return major > 22 || (major === 22 && minor >= 6) ? { NODE_OPTIONS: '--no-experimental-strip-types' } : {};
+})();
+
+/**
+ * A production install has no TypeScript loader (tsx, and esbuild under it) and a build with no
+ * TypeScript in it. (The typescript package itself may be there: @solana/kit names it as an
+ * optional peer, which `npm ci --omit=dev` keeps; nothing loads it, as the runs with NO_TYPESCRIPT
+ * and without tsx show.)
+ */
+function assertNoTypeScriptAtRunTime(app: string): void {
+  for (const loader of ['tsx', 'esbuild']) assert.ok(!existsSync(join(app, 'node_modules', loader)), `${loader} is not installed`);
+  const built = execFileSync('find', ['dist', 'bin', '-type', 'f'], { cwd: app, encoding: 'utf8' }).trim().split('\n');
+  assert.ok(built.includes('dist/server.js') && built.includes('dist/client/cli.js') && built.includes('dist/wallets/worker.js'), 'the build is there');
+  const typescript = built.filter((file) => /\.(ts|mts|cts)$/.test(file) && !file.endsWith('.d.ts'));
+  assert.deepEqual(typescript, [], 'no TypeScript in the build');
+  log(`no tsx or esbuild installed; ${built.length} built files, none TypeScript`);
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -196,14 +220,15 @@ async function checkServer(running: Running): Promise<void> {
   assert.equal(health.status, 200, 'GET /health');
   const refused = await fetch(`${running.url}/api/generate_wallets?n=2`);
   assert.equal(refused.status, 401, 'an API route without the API key');
-  const wallets = await fetch(`${running.url}/api/generate_wallets?n=2`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  // 100 wallets: more than the event loop makes itself, so the worker threads (dist/wallets/worker.js) run too.
+  const wallets = await fetch(`${running.url}/api/generate_wallets?n=100`, { headers: { authorization: `Bearer ${API_KEY}` } });
   assert.equal(wallets.status, 200, 'an API route with the API key');
-  assert.equal(((await wallets.json()) as { wallets: string[] }).wallets.length, 2);
-  log(`${running.url}: /health 200, /api/generate_wallets 401 without the key, 200 with it`);
+  assert.equal(((await wallets.json()) as { wallets: string[] }).wallets.length, 100);
+  log(`${running.url}: /health 200, /api/generate_wallets 401 without the key, 200 with it (100 wallets, on the worker threads)`);
 }
 
 function checkCli(cwd: string, url: string): void {
-  const env = { PATH: process.env.PATH!, HOME: cwd, CINDER_URL: url, CINDER_API_KEY: API_KEY };
+  const env = { PATH: process.env.PATH!, HOME: cwd, CINDER_URL: url, CINDER_API_KEY: API_KEY, ...NO_TYPESCRIPT };
   const plain = spawnSync(process.execPath, ['bin/cinder.js', 'wallets', '-n', '2'], { cwd, env, encoding: 'utf8' });
   assert.equal(plain.status, 0, `cinder wallets -n 2: ${plain.stderr}`);
   assert.equal((JSON.parse(plain.stdout) as { wallets: string[] }).wallets.length, 2);
@@ -284,12 +309,11 @@ async function main(): Promise<void> {
     log('--- deploy/Containerfile');
     const image = buildImage(context, work);
     const app = join(image.root, image.workdir);
-    for (const forbidden of ['tsx', 'typescript', 'esbuild']) {
-      assert.ok(!existsSync(join(app, 'node_modules', forbidden)), `${forbidden} is not installed in the image`);
-    }
+    assertNoTypeScriptAtRunTime(app);
     const port = await freePort();
     const containerEnv = {
       PATH: process.env.PATH!,
+      ...NO_TYPESCRIPT,
       HOME: join(work, 'home-node'),
       ...image.env,
       PORT: String(port),
@@ -323,6 +347,7 @@ async function main(): Promise<void> {
     const opt = join(work, 'opt-cinder');
     cleanCopy(opt);
     sh(PRODUCTION_BUILD, opt, {});
+    assertNoTypeScriptAtRunTime(opt);
     const workingDirectory = unit.get('WorkingDirectory')![0]!;
     const execStart = unit.get('ExecStart')![0]!.split(/\s+/);
     assert.equal(execStart[0], '/usr/bin/node', 'ExecStart runs node itself (no npm, no shell)');
@@ -331,6 +356,7 @@ async function main(): Promise<void> {
     const servicePort = await freePort();
     const serviceEnv = {
       PATH: process.env.PATH!,
+      ...NO_TYPESCRIPT,
       ...envFile(readFileSync(join(ROOT, 'deploy', 'cinder.env.example'), 'utf8')),
       ...environment,
       // This machine's: free ports, its Redis, the embedded chain (no cluster here), a real key.

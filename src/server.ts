@@ -41,7 +41,13 @@ async function main(config: Config): Promise<void> {
     logger.info({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl }, 'embedded local Solana chain started (no SOLANA_RPC_URL set)');
   }
   const rpcUrl = config.solanaRpcUrl ?? localnet!.rpcUrl;
-  const chain = createChainAdapter({ rpcUrl, commitment: config.commitment, maxRequestsPerSecond: config.solanaRpcMaxRps });
+  const chain = createChainAdapter({
+    rpcUrl,
+    commitment: config.commitment,
+    maxRequestsPerSecond: config.solanaRpcMaxRps,
+    // Only with an RPC URL: a WebSocket URL is meaningless without the node it belongs to.
+    wsUrl: config.solanaRpcUrl ? config.solanaWsUrl : undefined,
+  });
   const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
   const app = await buildApp({ config, logger, chain, wallets, sponsor });
 

@@ -119,6 +119,9 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     try {
       await options.send(entry.transaction, deadlineOf(entry));
       entry.possiblyDelivered = true;
+      // The interval counts from when the node had it: a send that waited for the budget or a slow
+      // answer is not repeated the moment it arrives.
+      entry.lastBroadcastAt = Date.now();
     } catch (error) {
       entry.lastError = error;
       if (!options.isUndelivered(error)) entry.possiblyDelivered = true;
@@ -247,7 +250,8 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
             possiblyDelivered: false,
             undeliveredSends: 0,
             lastError: undefined,
-            lastBroadcastAt: 0,
+            // The first send is subscribeThenBroadcast's; the tick's rebroadcasts start an interval later.
+            lastBroadcastAt: Date.now(),
             broadcasting: false,
             seen: false,
             subscribed: false,

@@ -221,7 +221,9 @@ export interface ReclaimRentRequest extends ReclaimOptions {
 
 export interface SkippedAccount {
   address: string;
+  /** Why it was skipped, e.g. `ACCOUNT_FROZEN`. */
   code: string;
+  reason?: string;
 }
 
 /** What a reclaim or a relay reports (u64 amounts are decimal strings; netLamports is signed). */
@@ -297,13 +299,30 @@ export interface RelayRequest {
   relayToken?: string | undefined;
 }
 
-/** The relay's answer, in the burn's shape. */
+export interface RelayTransactionReport {
+  signature: string;
+  status: TransactionStatus;
+  slot: number | null;
+  /** The fee sponsor paid its fee and was repaid in the same transaction. */
+  sponsored: boolean;
+  error: string | null;
+  [extension: string]: unknown;
+}
+
+export interface RelayDetails {
+  signatures: string[];
+  slot: number | null;
+  transactions: RelayTransactionReport[];
+  [extension: string]: unknown;
+}
+
+/** The relay's answer, in the burn's shape. A `failed` relay is a result, not an exception. */
 export interface RelayResult {
   transactionId: string;
   status: TransactionStatus | 'unknown';
   message: string | null;
   signatures: string[];
-  details: (Partial<ReclaimDetails> & { signatures: string[]; transactions: BurnTransactionReport[] }) | null;
+  details: RelayDetails | null;
 }
 
 export interface FieldProblem {

@@ -354,6 +354,10 @@ export function registerEdge(app: CinderApp): void {
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
+    // Redirects (the docs plugin's) copy the request's query string into Location: a 32-byte key
+    // pasted there (indistinguishable from an address) would be echoed. No Cinder redirect needs it.
+    const location = reply.getHeader('location');
+    if (typeof location === 'string' && location.includes('?')) reply.header('location', location.slice(0, location.indexOf('?')));
     if (isApiUrl(request.url)) reply.header('cache-control', 'no-store');
     return payload;
   });

@@ -43,6 +43,8 @@ import type { IdempotencyStore, SentMark } from '../store/idempotencyStore.ts';
 import { throttledLog } from '../store/redis.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** The routes that sign and send with the caller's key: a retried request must never send twice. */
+const IDEMPOTENT_ROUTES = new Set(['/api/burn_tokens', '/api/reclaim_rent']);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 declare module 'fastify' {
@@ -149,18 +151,19 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
     const status = transactions.some((t) => t.status === 'failed') ? 'failed' : transactions.some((t) => t.status === 'pending') ? 'pending' : 'success';
     const count = transactions.length === 1 ? 'Its transaction' : `Its ${transactions.length} transactions`;
     const first = transactions[0]!.signature;
+    const operation = request.routeOptions.url === '/api/reclaim_rent' ? 'reclaim' : 'burn';
     const what =
       status === 'success'
         ? `${count} landed successfully.`
         : status === 'pending'
-          ? `${count} ${lookedUp ? 'has not landed yet' : 'could not be looked up now (Solana RPC unavailable)'}: check GET /api/transactions/${first}; do not send the burn again.`
+          ? `${count} ${lookedUp ? 'has not landed yet' : 'could not be looked up now (Solana RPC unavailable)'}: check GET /api/transactions/${first}; do not send the ${operation} again.`
           : `${count.replace(/^Its/, 'Of its')} ${transactions.length === 1 ? '' : 'at least one '}failed: ${transactions.find((t) => t.status === 'failed')!.error}.`;
     const slots = transactions.map((t) => t.slot).filter((s): s is number => s !== null);
-    request.log.info({ signatures: sent.signatures, status }, 'burn answered from the signatures of its idempotency record (no stored answer)');
+    request.log.info({ signatures: sent.signatures, status }, `${operation} answered from the signatures of its idempotency record (no stored answer)`);
     return JSON.stringify({
       transactionId: first,
       status,
-      message: `This burn was already sent for this Idempotency-Key; its full answer was not stored (the request is still running, or the server stopped before answering), so this one is rebuilt from the chain. ${what}`,
+      message: `This ${operation} was already sent for this Idempotency-Key; its full answer was not stored (the request is still running, or the server stopped before answering), so this one is rebuilt from the chain. ${what}`,
       tx_hash: first,
       details: {
         recovered: true,
@@ -261,7 +264,7 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
   };
 
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.url !== '/api/burn_tokens' || !asArray(route.method).includes('POST')) return;
+    if (!IDEMPOTENT_ROUTES.has(route.url) || !asArray(route.method).includes('POST')) return;
     route.preHandler = [...asArray(route.preHandler), preHandler as preHandlerHookHandler];
     route.onSend = [...asArray(route.onSend), onSend as onSendHookHandler];
   });

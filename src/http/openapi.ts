@@ -61,6 +61,17 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
   ],
   generate_wallets: ['MISSING_FIELD', 'UNKNOWN_FIELD', 'INVALID_N', 'INVALID_PARAMETER', 'VANITY_TIMEOUT', 'SERVICE_UNAVAILABLE', ...API],
   get_transaction: ['INVALID_SIGNATURE', 'TRANSACTION_NOT_FOUND', 'RPC_UNAVAILABLE', ...API],
+  relay_transactions: [
+    ...JSON_BODY,
+    'INVALID_TRANSACTION',
+    'TRANSACTION_NOT_SIGNED',
+    'PROGRAM_NOT_ALLOWED',
+    'RELAY_TOKEN_INVALID',
+    'TRANSACTION_REJECTED',
+    'RPC_UNAVAILABLE',
+    'SPONSOR_UNAVAILABLE',
+    ...API,
+  ],
   health: [],
   ready: ['RPC_UNAVAILABLE'],
 };
@@ -68,6 +79,7 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
 /** operationId of a route whose schema does not name one: the last path segment that is not a parameter. */
 const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/transactions/:signature': 'get_transaction',
+  'POST /api/transactions': 'relay_transactions',
 };
 
 export function operationIdOf(method: string, url: string): string {

@@ -50,7 +50,7 @@ export const MAX_LISTED_FIELDS = 5;
  * are short identifiers (a 32-byte key in base58 is 43 characters or more).
  */
 export function safeFieldName(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/.test(name) ? name : '(a field name that is not shown)';
+  return /^[A-Za-z_][A-Za-z0-9_.-]{0,31}(\[[0-9]{1,4}\])?$/.test(name) ? name : '(a field name that is not shown)';
 }
 
 function fieldOf(error: AjvError): string {

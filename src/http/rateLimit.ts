@@ -51,7 +51,12 @@ export interface RateLimitDeps {
 export function bucketOf(request: FastifyRequest): Bucket | null {
   if (!isApiRequest(request)) return null;
   switch (request.routeOptions.url) {
+    // Every door of the burn pipeline reads the chain and simulates (and most send): one budget.
     case '/api/burn_tokens':
+    case '/api/reclaim_rent':
+    case '/api/burn_tokens/prepare':
+    case '/api/reclaim_rent/prepare':
+    case '/api/transactions':
       return 'burn';
     case '/api/generate_wallets':
       return 'generate';

@@ -138,14 +138,11 @@ function trimUiAmount(text: string, decimals: number): string {
   return text.replace(/0+$/, '').replace(/\.$/, '');
 }
 
-/**
- * spl-token-2022 `amount_to_ui_amount` of the interest-bearing and scaled-UI-amount extensions:
- * the amount times an f64 scale, printed with `decimals` places (Rust `{:.N}`, which JS `toFixed`
- * matches below 1e21), trailing zeros trimmed.
- */
-function scaledUiAmountString(amount: bigint, decimals: number, scale: number): string {
-  const value = Number(amount) * scale;
-  if (!Number.isFinite(value)) return String(value);
+/** Rust `format!("{:.N}", value)` then `trim_ui_amount_string`; JS `toFixed` only differs from 1e21 up, where the value is a whole number. */
+function formatUiAmount(value: number, decimals: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  if (Math.abs(value) >= 1e21) return BigInt(value).toString();
   return trimUiAmount(value.toFixed(decimals), decimals);
 }
 
@@ -164,12 +161,15 @@ export function uiTokenAmount(amount: bigint, context: number | MintAmountContex
   let text: string;
   let uiAmount: number | null;
   if (ctx.interestBearing) {
-    text = scaledUiAmountString(amount, decimals, interestScale(ctx.interestBearing, decimals, ctx.unixTimestamp));
+    // spl-token-2022 InterestBearingConfig::amount_to_ui_amount: amount × scale, rounded to `decimals`.
+    text = formatUiAmount(Number(amount) * interestScale(ctx.interestBearing, decimals, ctx.unixTimestamp), decimals);
     uiAmount = Number(text);
   } else if (ctx.scaledUiAmount) {
     const config = ctx.scaledUiAmount;
     const multiplier = ctx.unixTimestamp >= config.newMultiplierEffectiveTimestamp ? config.newMultiplier : config.multiplier;
-    text = scaledUiAmountString(amount, decimals, multiplier / 10 ** decimals);
+    // spl-token-2022 ScaledUiAmountConfig::amount_to_ui_amount: amount × multiplier truncated to a
+    // whole base unit first, then shifted by `decimals`.
+    text = formatUiAmount(Math.trunc(Number(amount) * multiplier) / 10 ** decimals, decimals);
     uiAmount = Number(text);
   } else {
     text = uiAmountString(amount, decimals);

@@ -153,6 +153,27 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
 export function createPipeline(deps: PipelineDeps) {
   const { chain } = deps;
 
+  /**
+   * One signing operation per owner at a time in this process, whatever the door: a burn and a
+   * reclaim of the same wallet planned side by side would both close the same accounts, and the
+   * second transaction could only fail after charging its fee. Duplicates of one request are
+   * joined before this (the operation locks); this only makes different requests take turns.
+   */
+  const ownerTurns = new Map<Address, Promise<unknown>>();
+  function inTurn<T>(owner: Address, work: () => Promise<T>): Promise<T> {
+    const previous = ownerTurns.get(owner) ?? Promise.resolve();
+    const mine = previous.then(work, work);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    ownerTurns.set(owner, settled);
+    void settled.then(() => {
+      if (ownerTurns.get(owner) === settled) ownerTurns.delete(owner);
+    });
+    return mine;
+  }
+
   /** Read → plan → compile. Never throws for a money rule: the problem is returned, for the preview to show. */
   async function planOperation(request: PipelineRequest, deadline: number): Promise<PlannedOperation> {
     const { door } = request;
@@ -206,6 +227,68 @@ export function createPipeline(deps: PipelineDeps) {
     return planned as PlannedOperation & { plan: CompiledPlan };
   }
 
+  async function executeInTurn(
+    request: PipelineRequest,
+    signer: KeyPairSigner,
+    deadline: number,
+    beforeSend: BeforeSend | undefined,
+  ): Promise<OperationResult & { planned: PlannedOperation }> {
+    const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
+    const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
+    const signed = await Promise.all(plan.transactions.map((t) => signTransactionMessageWithSigners(compiledMessage(plan, t))));
+    const outcomes = await landTransactions(
+      deps,
+      signed.map((transaction) => ({
+        wire: getBase64EncodedWireTransaction(transaction),
+        signature: getSignatureFromTransaction(transaction),
+        lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
+      })),
+      deadline,
+      beforeSend,
+    );
+
+    const reports = outcomes.map(reportLanding);
+    const transactions: TransactionReport[] = plan.transactions.map((t, i) => ({
+      signature: getSignatureFromTransaction(signed[i]!),
+      status: reports[i]!.status,
+      slot: reports[i]!.slot,
+      closedAccounts: t.planned.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
+      computeUnitLimit: t.computeUnitLimit,
+      computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
+      // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
+      feeLamports: reports[i]!.paidFee && (reports[i]!.status === 'success' || !plan.sponsored) ? t.feeLamports : 0n,
+      error: reports[i]!.error,
+    }));
+    const landed = plan.transactions.filter((_, i) => reports[i]!.status === 'success');
+    const landedActions = landed.flatMap((t) => t.planned.actions);
+    const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
+    for (const entry of landed.flatMap((t) => t.planned.burned)) {
+      const sum = burned.get(entry.mint);
+      burned.set(entry.mint, sum ? { ...sum, amount: sum.amount + entry.amount } : entry);
+    }
+    const reclaimedLamports = landedActions.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
+    const excessWithdrawnLamports = landedActions.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
+    const feeLamports = transactions.reduce((s, t) => s + t.feeLamports, 0n);
+    const slots = transactions.map((t) => t.slot).filter((s): s is bigint => s !== null);
+    const result: Omit<OperationResult, 'message'> = {
+      status: overallStatus(transactions.map((t) => t.status)),
+      owner: signer.address,
+      signatures: transactions.map((t) => t.signature),
+      slot: slots.length > 0 ? slots.reduce((a, b) => (a > b ? a : b)) : null,
+      sponsored: plan.sponsored,
+      transactions,
+      closedAccounts: landedActions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
+      burned: [...burned.values()],
+      reclaimedLamports,
+      excessWithdrawnLamports,
+      feeLamports,
+      netLamports: reclaimedLamports + excessWithdrawnLamports - feeLamports,
+      skippedAccounts: skippedOf(planned.actions),
+      plannedAccounts: plan.transactions.reduce((s, t) => s + t.planned.actions.length, 0),
+    };
+    return { ...result, message: describeOutcome(result, request.door, planned.mint), planned };
+  }
+
   return {
     /** GET /api/reclaim_rent: what a reclaim with these options would do, nothing signed. */
     async preview(request: PipelineRequest): Promise<PlannedOperation> {
@@ -226,60 +309,7 @@ export function createPipeline(deps: PipelineDeps) {
       options: { beforeSend?: BeforeSend; deadline?: number } = {},
     ): Promise<OperationResult & { planned: PlannedOperation }> {
       const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
-      const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
-      const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
-      const signed = await Promise.all(plan.transactions.map((t) => signTransactionMessageWithSigners(compiledMessage(plan, t))));
-      const outcomes = await landTransactions(
-        deps,
-        signed.map((transaction) => ({
-          wire: getBase64EncodedWireTransaction(transaction),
-          signature: getSignatureFromTransaction(transaction),
-          lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
-        })),
-        deadline,
-        options.beforeSend,
-      );
-
-      const reports = outcomes.map(reportLanding);
-      const transactions: TransactionReport[] = plan.transactions.map((t, i) => ({
-        signature: getSignatureFromTransaction(signed[i]!),
-        status: reports[i]!.status,
-        slot: reports[i]!.slot,
-        closedAccounts: t.planned.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
-        computeUnitLimit: t.computeUnitLimit,
-        computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
-        // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
-        feeLamports: reports[i]!.paidFee && (reports[i]!.status === 'success' || !plan.sponsored) ? t.feeLamports : 0n,
-        error: reports[i]!.error,
-      }));
-      const landed = plan.transactions.filter((_, i) => reports[i]!.status === 'success');
-      const landedActions = landed.flatMap((t) => t.planned.actions);
-      const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
-      for (const entry of landed.flatMap((t) => t.planned.burned)) {
-        const sum = burned.get(entry.mint);
-        burned.set(entry.mint, sum ? { ...sum, amount: sum.amount + entry.amount } : entry);
-      }
-      const reclaimedLamports = landedActions.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-      const excessWithdrawnLamports = landedActions.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-      const feeLamports = transactions.reduce((s, t) => s + t.feeLamports, 0n);
-      const slots = transactions.map((t) => t.slot).filter((s): s is bigint => s !== null);
-      const result: Omit<OperationResult, 'message'> = {
-        status: overallStatus(transactions.map((t) => t.status)),
-        owner: signer.address,
-        signatures: transactions.map((t) => t.signature),
-        slot: slots.length > 0 ? slots.reduce((a, b) => (a > b ? a : b)) : null,
-        sponsored: plan.sponsored,
-        transactions,
-        closedAccounts: landedActions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
-        burned: [...burned.values()],
-        reclaimedLamports,
-        excessWithdrawnLamports,
-        feeLamports,
-        netLamports: reclaimedLamports + excessWithdrawnLamports - feeLamports,
-        skippedAccounts: skippedOf(planned.actions),
-        plannedAccounts: plan.transactions.reduce((s, t) => s + t.planned.actions.length, 0),
-      };
-      return { ...result, message: describeOutcome(result, request.door, planned.mint), planned };
+      return inTurn(signer.address, () => executeInTurn(request, signer, deadline, options.beforeSend));
     },
   };
 }

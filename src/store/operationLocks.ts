@@ -13,6 +13,12 @@
  *   (joining across instances); when the holder left none (it died, or failed unexpectedly), the
  *   caller takes the lock and runs `fn` itself. Still held after `maxWaitMs`: 409 with `busyCode`.
  * - Redis unreachable: 503 SERVICE_UNAVAILABLE before `fn` runs (fail closed: nothing is sent).
+ * - Sent but not landed: `fn` calls `lock.holdForLanding()` right before it sends; from then on the
+ *   lock is kept for `landingHoldMs` (a blockhash lives about 150 slots, ~60 s), even if the
+ *   process dies, and, when `fn` ends with a result that `keepWhile` says is not final (a burn
+ *   still `pending`), it is not released: until the transaction can no longer land, every new run
+ *   with the key answers with that result instead of signing a second transaction that could only
+ *   fail on chain (and cost its fee).
  *
  * Written here rather than taken from a library: Redlock-style libraries give mutual exclusion
  * but neither the in-process join nor the hand-over of the holder's answer to the waiters, which
@@ -25,14 +31,27 @@ import { CinderError, ERROR_CODES, type CinderErrorCode } from '../errors.ts';
 
 export type BusyCode = 'BURN_IN_PROGRESS' | 'RECLAIM_IN_PROGRESS';
 
-export interface RunOptions {
+export interface RunOptions<T = unknown> {
   busyCode: BusyCode;
   /** How long a caller waits for a lock held by another instance before answering 409. */
   maxWaitMs: number;
+  /**
+   * After `holdForLanding`: whether this result leaves transactions that may still land (then the
+   * lock and the result stay until the hold ends). Default: every result is final.
+   */
+  keepWhile?: (result: T) => boolean;
+}
+
+export interface HeldLock {
+  /**
+   * Call right before sending: keeps the lock for `landingHoldMs` from now, across a crash too.
+   * Rejects (503) when Redis cannot be reached: then nothing may be sent.
+   */
+  holdForLanding(): Promise<void>;
 }
 
 export interface OperationLocks {
-  run<T>(key: string, fn: () => Promise<T>, options: RunOptions): Promise<T>;
+  run<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: RunOptions<T>): Promise<T>;
 }
 
 export interface OperationLocksOptions {
@@ -44,6 +63,8 @@ export interface OperationLocksOptions {
   pollIntervalMs?: number;
   /** Redis key prefix; default `cinder:lock:`. */
   prefix?: string;
+  /** How long `holdForLanding` keeps the lock; default 90 s (a blockhash's ~60 s, and a margin). */
+  landingHoldMs?: number;
 }
 
 /** How long the holder's outcome stays readable for its waiters. */
@@ -58,11 +79,17 @@ const BUSY_DETAIL: Record<BusyCode, string> = {
 
 /**
  * Acquire or look: takes the lock when it is free, unless the last holder we saw left its outcome
- * (then that outcome is the answer). Returns {1} acquired, {0, holderToken} held, {2, outcome}.
+ * (then that outcome is the answer); a lock still held (for landing) whose holder left an outcome
+ * answers with it too. Returns {1} acquired, {0, holderToken} held, {2, outcome}.
+ * KEYS: lock, outcome of the last holder seen; ARGV: token, ttl, last holder seen, outcome prefix.
  */
 const ACQUIRE_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
-if current then return {0, current} end
+if current then
+  local outcome = redis.call('GET', ARGV[4] .. current)
+  if outcome then return {2, outcome} end
+  return {0, current}
+end
 if ARGV[3] ~= '' then
   local outcome = redis.call('GET', KEYS[2])
   if outcome then return {2, outcome} end
@@ -71,22 +98,27 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {1}
 `;
 
+/** Extends the lock to at least ARGV[2] ms, never shortens it (a hold for landing is longer). */
 const EXTEND_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
 `;
 
-/** Leaves the outcome for the waiters, then deletes the lock only if it is still ours. */
+/**
+ * Leaves the outcome for the waiters (for ARGV[3] ms), then deletes the lock if it is still ours,
+ * unless ARGV[4] is '1': then it stays until its hold for landing ends.
+ */
 const RELEASE_SCRIPT = `
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if ARGV[4] ~= '1' and redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
 interface LockCommands {
-  cinderLockAcquire(lockKey: string, outcomeKey: string, token: string, ttlMs: number, lookForOutcome: string): Promise<[number, string?]>;
+  cinderLockAcquire(lockKey: string, outcomeKey: string, token: string, ttlMs: number, lastHolder: string, outcomePrefix: string): Promise<[number, string?]>;
   cinderLockExtend(lockKey: string, token: string, ttlMs: number): Promise<number>;
-  cinderLockRelease(lockKey: string, outcomeKey: string, token: string, outcome: string, outcomeTtlMs: number): Promise<number>;
+  cinderLockRelease(lockKey: string, outcomeKey: string, token: string, outcome: string, outcomeTtlMs: number, keep: string): Promise<number>;
 }
 
 /** An outcome as JSON: bigints tagged (burn results hold lamports), errors only when they are CinderErrors. */
@@ -130,6 +162,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
   const lockTtlMs = options.lockTtlMs ?? 10_000;
   const pollIntervalMs = options.pollIntervalMs ?? 100;
   const prefix = options.prefix ?? 'cinder:lock:';
+  const landingHoldMs = options.landingHoldMs ?? 90_000;
   const running = new Map<string, Promise<unknown>>();
 
   if (redis && !(redis as unknown as Partial<LockCommands>).cinderLockAcquire) {
@@ -138,12 +171,24 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
     redis.defineCommand('cinderLockRelease', { numberOfKeys: 2, lua: RELEASE_SCRIPT });
   }
   const client = redis as unknown as LockCommands | null;
-  const outcomeKey = (token: string) => `${prefix}outcome:${token}`;
+  const outcomePrefix = `${prefix}outcome:`;
+  const outcomeKey = (token: string) => outcomePrefix + token;
 
   /** Runs fn under the Redis lock, leaving its outcome for waiters of other instances. */
-  async function runLocked<T>(lockKey: string, token: string, fn: () => Promise<T>): Promise<T> {
+  async function runLocked<T>(lockKey: string, token: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>): Promise<T> {
     const commands = client!;
     let lost = false;
+    let heldUntil = 0;
+    const lock: HeldLock = {
+      async holdForLanding() {
+        try {
+          await commands.cinderLockExtend(lockKey, token, landingHoldMs);
+        } catch (error) {
+          throw unavailable(error);
+        }
+        heldUntil = Date.now() + landingHoldMs;
+      },
+    };
     const heartbeat = setInterval(() => {
       commands.cinderLockExtend(lockKey, token, lockTtlMs).then(
         (extended) => {
@@ -156,9 +201,11 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
       );
     }, Math.max(10, Math.floor(lockTtlMs / 3)));
     let outcome: Outcome | null = null;
+    let keep = false;
     try {
-      const value = await fn();
+      const value = await fn(lock);
       outcome = { ok: true, value };
+      keep = heldUntil > Date.now() && (runOptions.keepWhile?.(value) ?? false);
       return value;
     } catch (error) {
       if (error instanceof CinderError) {
@@ -172,13 +219,16 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
       clearInterval(heartbeat);
       // A release that fails (Redis down) is logged, not thrown: the answer is what matters, and the
       // lock expires on its own within lockTtlMs.
+      // An error after sending (heldUntil set) keeps the hold too: what was sent may still land.
+      keep ||= outcome?.ok !== true && heldUntil > Date.now();
+      const outcomeTtlMs = Math.max(OUTCOME_TTL_MS, heldUntil - Date.now());
       await commands
-        .cinderLockRelease(lockKey, outcomeKey(token), token, outcome ? encodeOutcome(outcome) : '', OUTCOME_TTL_MS)
+        .cinderLockRelease(lockKey, outcomeKey(token), token, outcome ? encodeOutcome(outcome) : '', outcomeTtlMs, keep ? '1' : '0')
         .catch((error: unknown) => logger.warn({ lock: lockKey, err: error }, 'could not release an operation lock (Redis); it expires on its own'));
     }
   }
 
-  async function acquireAcrossInstances<T>(key: string, fn: () => Promise<T>, runOptions: RunOptions): Promise<T> {
+  async function acquireAcrossInstances<T>(key: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>): Promise<T> {
     const commands = client!;
     const lockKey = prefix + key;
     const token = randomUUID();
@@ -187,12 +237,12 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
     for (;;) {
       let reply: [number, string?];
       try {
-        reply = await commands.cinderLockAcquire(lockKey, outcomeKey(holder || 'none'), token, lockTtlMs, holder);
+        reply = await commands.cinderLockAcquire(lockKey, outcomeKey(holder || 'none'), token, lockTtlMs, holder, outcomePrefix);
       } catch (error) {
         throw unavailable(error);
       }
       const [state, value] = reply;
-      if (state === 1) return runLocked(lockKey, token, fn);
+      if (state === 1) return runLocked(lockKey, token, fn, runOptions);
       if (state === 2) {
         // The holder we waited for finished: its answer is ours (a duplicate joins the first).
         const outcome = decodeOutcome(value!);
@@ -209,13 +259,35 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
     }
   }
 
+  /** Without Redis: the hold for landing is a deadline in this process. */
+  async function runInProcess<T>(fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>, hold: { until: number }): Promise<T> {
+    const lock: HeldLock = {
+      async holdForLanding() {
+        hold.until = Date.now() + landingHoldMs;
+      },
+    };
+    // An error after sending keeps the hold, as with Redis: what was sent may still land.
+    const value = await fn(lock);
+    if (!(runOptions.keepWhile?.(value) ?? false)) hold.until = 0;
+    return value;
+  }
+
   return {
-    run<T>(key: string, fn: () => Promise<T>, runOptions: RunOptions): Promise<T> {
+    run<T>(key: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>): Promise<T> {
       const joined = running.get(key);
       if (joined) return joined as Promise<T>;
-      const started = (client ? acquireAcrossInstances(key, fn, runOptions) : fn()).finally(() => {
-        if (running.get(key) === started) running.delete(key);
+      const hold = { until: 0 };
+      const started = (client ? acquireAcrossInstances(key, fn, runOptions) : runInProcess(fn, runOptions, hold)).finally(() => {
+        const forget = () => {
+          if (running.get(key) === started) running.delete(key);
+        };
+        // Held for landing: later runs in this process join the settled result until the hold ends.
+        const remaining = hold.until - Date.now();
+        if (remaining > 0) setTimeout(forget, remaining).unref();
+        else forget();
       });
+      // The settled promise stays in `running` while held; nobody may see it reject unhandled.
+      started.catch(() => undefined);
       running.set(key, started);
       return started;
     },

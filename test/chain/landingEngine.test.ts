@@ -107,6 +107,25 @@ describe('merged account reads', () => {
     assert.equal(missing, 0n, 'a missing account holds 0 lamports');
   });
 
+  it('reads that arrive while two calls are out wait and go together in the next call', async () => {
+    const adapter = newAdapter();
+    const addresses = await Promise.all(Array.from({ length: 5 }, async () => (await generateKeyPairSigner()).address));
+    const deadline = Date.now() + 30_000;
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Every answer takes 3 s: the first two reads are out, the next three arrive spread out meanwhile.
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ delayMs: 3000 }]);
+    const reads = [adapter.getAccounts([addresses[0]!], deadline)];
+    await pause(30);
+    reads.push(adapter.getAccounts([addresses[1]!], deadline));
+    for (const address of addresses.slice(2)) {
+      await pause(30);
+      reads.push(adapter.getAccounts([address], deadline));
+    }
+    await Promise.all(reads);
+    const calls = proxy.requests.filter((r) => r.method === 'getMultipleAccounts').map((r) => r.params[0]);
+    assert.deepEqual(calls, [[addresses[0]], [addresses[1]], addresses.slice(2)]);
+  });
+
   it('more than 100 addresses are split into getMultipleAccounts calls of at most 100 (the RPC limit)', async () => {
     const adapter = newAdapter();
     const addresses = await Promise.all(Array.from({ length: 150 }, async () => (await generateKeyPairSigner()).address));

@@ -22,10 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { getBase58Decoder, type Address } from '@solana/kit';
+import { airdropFactory, createKeyPairSignerFromBytes, getBase58Decoder, lamports as asLamports, type Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
+import { loadSponsor } from '../../src/keys/sponsor.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { createTestKey } from '../helpers/keys.ts';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
 import { emptyAccounts, lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
@@ -41,9 +43,9 @@ let url: string;
 let dir: string;
 const secrets: string[] = [];
 
-function cinder(args: string[], options: { env?: Record<string, string> } = {}): Promise<Run> {
+function cinder(args: string[], options: { env?: Record<string, string>; url?: string } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(BIN, args, { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, CINDER_URL: url, ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(BIN, args, { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, CINDER_URL: options.url ?? url, ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       for (const secret of secrets) assert.ok(!stdout.includes(secret) && !stderr.includes(secret), `cinder ${args[0]} never prints a key`);
       resolve({ code, stdout, stderr });
@@ -222,7 +224,7 @@ describe('cinder burn --unsigned, cinder reclaim --unsigned, cinder relay', () =
     const before = await getLamports(t.chain, owner);
     const relay = await cinder(['relay', 'reclaim-tx.json']);
     assert.equal(relay.code, 0, relay.stderr);
-    assert.match(relay.stdout, /^transaction 1\/1 \S+: success, closed \d+ accounts/m);
+    assert.match(relay.stdout, /^transaction 1\/1 \S+: success$/m);
     assert.match(relay.stdout, /^status: success$/m);
     assert.equal((await getLamports(t.chain, owner)) - before, BigInt(body.details.summary.netLamports));
     assert.deepEqual(await stillOpen(t.chain, w.closable), []);
@@ -286,5 +288,59 @@ describe('cinder burn --unsigned, cinder reclaim --unsigned, cinder relay', () =
     }
     const notJson = await cinder(['relay', 'k.json']);
     assert.deepEqual([notJson.code, notJson.stderr], [1, 'cinder: k.json holds no "transactions" list of base64 transactions\n']);
+  });
+});
+
+describe('cinder with a fee sponsor (SPONSOR_KEYPAIR)', () => {
+  it('reclaim --unsigned --fee-payer sponsor → signed by a 0-SOL wallet → relay with its relayToken: the owner gets the rent less the fees, the sponsor ends where it began', async () => {
+    const key = await createTestKey();
+    await writeFile(join(dir, 'sponsor.json'), key.keygenJson, { mode: 0o600 });
+    const sponsor = await loadSponsor(join(dir, 'sponsor.json'));
+    const sponsored = await createTestApp({}, { chain: t.chain, sponsor });
+    try {
+      const sponsoredUrl = await sponsored.app.listen({ host: '127.0.0.1', port: 0 });
+      await airdropFactory({ rpc: t.chain.rpc, rpcSubscriptions: t.chain.rpcSubscriptions })({
+        recipientAddress: sponsor.signer.address,
+        lamports: asLamports(1_000_000_000n),
+        commitment: 'confirmed',
+      });
+      // A wallet with no SOL at all and two empty token accounts, paid for by someone else.
+      const { signer: funder } = await createFundedSigner(t.chain);
+      const owner = await createKeyPairSignerFromBytes((await createTestKey()).secretKey);
+      const mint = await createTestMint(t.chain, funder, { decimals: 0 });
+      const accounts = [await createAta(t.chain, funder, owner.address, mint), await createAuxTokenAccount(t.chain, funder, owner.address, mint)];
+      assert.equal(await getLamports(t.chain, owner.address), 0n);
+      const sponsorBefore = await getLamports(t.chain, sponsor.signer.address);
+
+      const preview = await cinder(['reclaim', '--owner', owner.address], { url: sponsoredUrl });
+      assert.equal(preview.code, 0, preview.stderr);
+      assert.match(preview.stdout, /^fees: 0\.00001 SOL \(paid by the service's fee sponsor and repaid from the reclaimed rent in the same transactions\)$/m);
+
+      const prepared = await cinder(['reclaim', '--owner', owner.address, '--unsigned', '--fee-payer', 'sponsor'], { url: sponsoredUrl });
+      assert.equal(prepared.code, 0, prepared.stderr);
+      const body = JSON.parse(prepared.stdout) as { transactions: string[]; relayToken?: string; feePayer: string };
+      assert.equal(body.feePayer, sponsor.signer.address);
+      assert.ok(body.relayToken, 'a relay token for the sponsored messages');
+      const signed = { ...body, transactions: await signPrepared(body.transactions, owner) };
+
+      // Without the token the service adds no sponsor signature: refused, and nothing moves.
+      await writeFile(join(dir, 'no-token.json'), JSON.stringify({ transactions: signed.transactions }));
+      const refused = await cinder(['relay', 'no-token.json'], { url: sponsoredUrl });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^cinder: RELAY_TOKEN_INVALID \(HTTP 400\)/);
+      assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore);
+
+      await writeFile(join(dir, 'sponsored.json'), JSON.stringify(signed));
+      const relay = await cinder(['relay', 'sponsored.json'], { url: sponsoredUrl });
+      assert.equal(relay.code, 0, relay.stderr);
+      assert.match(relay.stdout, /^transaction 1\/1 \S+: success, fee paid by the sponsor and repaid$/m);
+      assert.match(relay.stdout, /^status: success$/m);
+      const fees = 10_000n * BigInt(body.transactions.length); // two signatures each: the owner's and the sponsor's
+      assert.equal(await getLamports(t.chain, owner.address), 2n * 2_039_280n - fees, 'the rent of both accounts, less the fees');
+      assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore, 'the sponsor is repaid to the lamport');
+      assert.deepEqual(await stillOpen(t.chain, accounts), []);
+    } finally {
+      await sponsored.close();
+    }
   });
 });

@@ -12,14 +12,25 @@ import { readFile } from 'node:fs/promises';
 import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as client from 'cinder/client';
-import type { BurnResult, CinderApiError, GeneratedWallets, TransactionStatusResult } from 'cinder/client';
+import type {
+  BurnResult,
+  CinderApiError,
+  GeneratedWallets,
+  PreparedTransactions,
+  ReclaimAction,
+  ReclaimPreview,
+  ReclaimResult,
+  RelayResult,
+  TransactionStatusResult,
+} from 'cinder/client';
 import { startFormBServer, type FormBServer } from './formBServer.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // Type-level checks (compile errors, not runtime ones).
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type Returned<K extends 'burnTokens' | 'generateWallets' | 'getTransaction'> = Awaited<ReturnType<client.CinderClient[K]>>;
+type Returned<K extends Exclude<keyof client.CinderClient, 'baseUrl'>> = Awaited<ReturnType<client.CinderClient[K]>>;
+type Param<K extends Exclude<keyof client.CinderClient, 'baseUrl'>> = Parameters<client.CinderClient[K]>[0];
 const typeChecks: [
   Equal<Returned<'burnTokens'>, BurnResult>,
   Equal<Returned<'generateWallets'>, GeneratedWallets>,
@@ -27,7 +38,36 @@ const typeChecks: [
   Equal<BurnResult['form'], 'A' | 'B' | 'A+B'>,
   Equal<BurnResult['status'], 'success' | 'failed' | 'pending' | 'unknown'>,
   Equal<Pick<CinderApiError, 'status' | 'code' | 'detail'>, { readonly status: number; readonly code: string; readonly detail: string }>,
-] = [true, true, true, true, true, true];
+  // The whole-wallet reclaim and the keyless methods (issues 13 and 14).
+  Equal<Returned<'previewReclaim'>, ReclaimPreview>,
+  Equal<Returned<'reclaimRent'>, ReclaimResult>,
+  Equal<Returned<'prepareBurn'>, PreparedTransactions>,
+  Equal<Returned<'prepareReclaim'>, PreparedTransactions>,
+  Equal<Returned<'relay'>, RelayResult>,
+  Equal<ReclaimPreview['accounts'][number]['action'], ReclaimAction>,
+  Equal<ReclaimAction, 'close' | 'burn_and_close' | 'unwrap' | 'withdraw_excess' | 'keep' | 'skip'>,
+  Equal<PreparedTransactions['details'], ReclaimPreview>,
+  Equal<NonNullable<Param<'prepareReclaim'>['feePayer']>, 'owner' | 'sponsor'>,
+  Equal<Param<'relay'>['relayToken'], string | undefined>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+
+// What callers write compiles against index.d.ts (and a wrong call would not).
+async function usage(cinder: client.CinderClient): Promise<void> {
+  const preview = await cinder.previewReclaim({ owner: 'So11111111111111111111111111111111111111112', burn: ['M'], priorityFee: 0.000005, withdrawExcess: true });
+  const net: bigint = BigInt(preview.summary.netLamports);
+  const reclaimed = await cinder.reclaimRent({ userPrivateKey: new Uint8Array(64), priorityFee: 0, burn: ['M'], allowNetLoss: true, idempotencyKey: 'k' });
+  const closed: string[] | undefined = reclaimed.details?.closedAccounts;
+  const prepared = await cinder.prepareBurn({ owner: 'O', mint: 'M', priorityFee: 0, feePayer: 'sponsor' });
+  const again = await cinder.prepareReclaim({ owner: 'O', priorityFee: 0, withdrawExcess: false });
+  const relayed = await cinder.relay({ transactions: [...prepared.transactions, ...again.transactions], relayToken: prepared.relayToken });
+  const sponsored: boolean | undefined = relayed.details?.transactions[0]?.sponsored;
+  // @ts-expect-error reclaimRent needs a priorityFee
+  await cinder.reclaimRent({ userPrivateKey: 'k' });
+  // @ts-expect-error feePayer is owner or sponsor
+  await cinder.prepareReclaim({ owner: 'O', priorityFee: 0, feePayer: 'someone' });
+  void [net, closed, sponsored];
+}
+void usage;
 void typeChecks;
 
 let server: FormBServer;

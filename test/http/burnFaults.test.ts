@@ -9,6 +9,7 @@ import { fetchMint } from '@solana-program/token';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
 import { rpcResult } from '../localnet/rawRpc.ts';
+import { maxPerSecond, startRpcProxy } from '../chain/rpcProxy.ts';
 
 const DEADLINE_MS = 4000;
 let t: TestApp;
@@ -193,5 +194,32 @@ describe('burns under RPC faults', () => {
     const expired = await t.app.inject({ method: 'GET', url: `/api/transactions/${body.transactionId}` });
     assert.equal(expired.json().status, 'failed');
     await assertNotBurned(h, before);
+  });
+
+  it('a provider that refuses beyond 10 requests/s and SOLANA_RPC_MAX_RPS=10: concurrent burns all succeed, none refused', async () => {
+    const proxy = await startRpcProxy(t.chain.localnet.rpcUrl, { maxRps: 10 });
+    const budgeted = await createTestApp(
+      { burnDeadlineMs: 60_000, solanaRpcMaxRps: 10 },
+      { chain: t.chain, chainAdapter: { rpcUrl: proxy.url, rebroadcastIntervalMs: 2000 } },
+    );
+    try {
+      const holders = await Promise.all(Array.from({ length: 8 }, createHolder));
+      const befores = await Promise.all(holders.map(chainState));
+      const responses = await Promise.all(
+        holders.map((h) =>
+          budgeted.app.inject({ method: 'POST', url: '/api/burn_tokens', payload: { mint: h.mint, priorityFee: 0, userPrivateKey: h.key } }),
+        ),
+      );
+      for (const response of responses) {
+        assert.equal(response.statusCode, 200, response.body);
+        assert.equal(response.json().status, 'success');
+      }
+      assert.deepEqual(proxy.refusals, [], 'the provider refused nothing');
+      assert.ok(maxPerSecond(proxy.requests.map((r) => r.at)) <= 10);
+      for (const [i, h] of holders.entries()) await assertBurnedOnce(h, befores[i]!);
+    } finally {
+      await budgeted.close();
+      await proxy.close();
+    }
   });
 });

@@ -129,7 +129,8 @@ describe('one normalised path for routing, API keys and rate limits', () => {
     }
     const post = await request(port(open), 'POST', '/api/generate_wallets', { headers: { 'content-type': 'application/json' }, body: '{}' });
     assertProblem(post, 405, 'METHOD_NOT_ALLOWED');
-    assert.equal(post.headers.allow, 'GET, HEAD');
+    assert.equal(post.headers.allow, 'GET'); // generate_wallets has no HEAD route (exposeHeadRoute: false)
+    assert.equal((await request(port(open), 'POST', '/health', { headers: { 'content-type': 'application/json' }, body: '{}' })).headers.allow, 'GET, HEAD');
     assertProblem(await request(port(open), 'GET', '/api/nope'), 404, 'NOT_FOUND');
   });
 

@@ -190,7 +190,8 @@ describe('record names and fingerprints', () => {
     const raw = await redis.command(`GET cinder:idem:${name}`);
     const record = JSON.parse(raw.slice(raw.indexOf('\r\n') + 2).trim()) as { state: string; fp: string };
     assert.equal(record.state, 'done');
-    const body = JSON.stringify({ mint: h.mint, priorityFee: 0, userPrivateKey: h.key });
+    // The body as the route sees it (the schema fills in allowNetLoss: false), keys sorted.
+    const body = JSON.stringify({ allowNetLoss: false, mint: h.mint, priorityFee: 0, userPrivateKey: h.key });
     assert.equal(record.fp, hmac('cinder-idempotency-body', name, body));
     // What the records used to hold: sha256(name, mint, priorityFee, key) — a guessable check of a key.
     assert.notEqual(record.fp, sha256('cinder-idempotency-body', name, JSON.stringify([h.mint, 0, h.key])));

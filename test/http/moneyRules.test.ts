@@ -271,3 +271,25 @@ describe('money rule: a wallet address pasted as the key', () => {
     assert.equal(response.statusCode, 200, response.body);
   });
 });
+
+describe('money rule: a burn and a reclaim of the same wallet at once never both pay for the same accounts', () => {
+  it('they take turns: every transaction sent lands without error, and the owner gets exactly each account once, minus the fees', async () => {
+    const owner = await ownerWith(1_000_000_000n);
+    const { mint, ata } = await holding(owner.address, 0n);
+    const aux = await createAuxTokenAccount(t.chain, payer, owner.address, mint);
+    const other = await holding(owner.address, 0n);
+    const [burned, reclaimed] = await Promise.all([
+      burn({ mint, priorityFee: 0, userPrivateKey: owner.base58SecretKey }),
+      t.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: owner.base58SecretKey, priorityFee: 0 } }),
+    ]);
+    const answers = [burned, reclaimed].filter((r) => r.statusCode === 200).map((r) => r.json());
+    assert.ok(answers.length >= 1, `${burned.body} ${reclaimed.body}`);
+    for (const r of [burned, reclaimed]) if (r.statusCode !== 200) assert.match(r.json().code, /^(NO_TOKEN_ACCOUNT|NOTHING_TO_RECLAIM)$/);
+    const transactions = answers.flatMap((a) => a.details.transactions);
+    assert.ok(transactions.every((tx: { status: string }) => tx.status === 'success'), JSON.stringify(transactions));
+    const closed = answers.flatMap((a) => a.details.closedAccounts).sort();
+    assert.deepEqual(closed, [ata, aux, other.ata].sort());
+    const fees = answers.reduce((sum, a) => sum + BigInt(a.details.feeLamports), 0n);
+    assert.equal(await getLamports(t.chain, owner.address), 1_000_000_000n + 3n * RENT_165 - fees);
+  });
+});

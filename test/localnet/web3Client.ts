@@ -17,6 +17,8 @@ export function openConnection(localnet: Localnet): Connection {
  */
 export function closeConnections(): void {
   for (const connection of opened.splice(0)) {
-    (connection as unknown as { _rpcWebSocket: { close(): void } })._rpcWebSocket.close();
+    const socket = (connection as unknown as { _rpcWebSocket: { setAutoReconnect(on: boolean): void; close(): void } })._rpcWebSocket;
+    socket.setAutoReconnect(false);
+    socket.close();
   }
 }

@@ -113,7 +113,16 @@ describe('@solana/spl-token helpers', () => {
     await mintTo(connection, payer, mint, ata.address, payer, 5_000_000n);
     const other = Keypair.generate();
     const otherAta = await getOrCreateAssociatedTokenAccount(connection, payer, mint, other.publicKey);
-    await transfer(connection, payer, ata.address, otherAta.address, payer, 1_500_000n);
+    const transferSignature = await transfer(connection, payer, ata.address, otherAta.address, payer, 1_500_000n);
+    const parsedTransfer = await connection.getParsedTransaction(transferSignature, { maxSupportedTransactionVersion: 0 });
+    assert.deepEqual((parsedTransfer?.transaction.message.instructions[0] as ParsedInstruction | undefined)?.parsed, {
+      type: 'transfer',
+      info: { source: ata.address.toBase58(), destination: otherAta.address.toBase58(), amount: '1500000', authority: payer.publicKey.toBase58() },
+    });
+    assert.deepEqual(parsedTransfer?.meta?.postTokenBalances?.map((b) => [b.owner, b.uiTokenAmount.uiAmountString]).sort(), [
+      [other.publicKey.toBase58(), '1.5'],
+      [payer.publicKey.toBase58(), '3.5'],
+    ].sort());
     await burn(connection, payer, ata.address, mint, payer, 3_500_000n);
     assert.equal((await getAccount(connection, ata.address)).amount, 0n);
     assert.equal((await getMint(connection, mint)).supply, 1_500_000n);
@@ -162,7 +171,6 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
     const block = await connection.getBlock(slot, { maxSupportedTransactionVersion: 0 });
     assert.ok(block);
     assert.ok(block.transactions.some((t) => t.transaction.signatures[0] === signature));
-    assert.equal(block.blockHeight, slot);
     const parent = await connection.getBlock(block.parentSlot, { maxSupportedTransactionVersion: 0, transactionDetails: 'none' });
     assert.equal(block.previousBlockhash, parent?.blockhash);
     const parsedBlock = await connection.getParsedBlock(slot, { maxSupportedTransactionVersion: 0 });
@@ -173,6 +181,10 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
       { maxSupportedTransactionVersion: 0, transactionDetails: 'signatures', rewards: false, commitment: 'confirmed' },
     ]);
     assert.ok(signaturesOnly.signatures.includes(signature));
+    // Every slot produces a block here, so block height and slot are the same number.
+    const bare = await rpcResult<Record<string, unknown>>(localnet.rpcUrl, 'getBlock', [slot, { transactionDetails: 'none', rewards: false }]);
+    assert.deepEqual(Object.keys(bare).sort(), ['blockHeight', 'blockTime', 'blockhash', 'parentSlot', 'previousBlockhash']);
+    assert.equal(bare.blockHeight, slot);
     assert.equal(signaturesOnly.rewards, undefined);
     const time = await connection.getBlockTime(slot);
     assert.equal(time, block.blockTime);

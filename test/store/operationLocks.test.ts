@@ -70,6 +70,37 @@ describe('operation locks in one process (no Redis)', () => {
     assert.equal(calls, 1);
   });
 
+  it('held for landing with a result that is not final: later runs get that result until the hold ends', async () => {
+    const held = createOperationLocks({ redis: null, logger, landingHoldMs: 300 });
+    const key = newKey();
+    const keepWhile = (r: { status: string }) => r.status === 'pending';
+    const pending = { status: 'pending', signature: 'sig-1' };
+    assert.equal(
+      await held.run(key, async (lock) => {
+        await lock.holdForLanding();
+        return pending;
+      }, { ...burn, keepWhile }),
+      pending,
+    );
+    let calls = 0;
+    const again = () => held.run(key, async () => ({ status: `ran ${++calls}`, signature: 'sig-2' }), { ...burn, keepWhile });
+    assert.equal(await again(), pending, 'the pending burn answers, no second transaction');
+    assert.equal(calls, 0);
+    await sleep(400);
+    assert.deepEqual(await again(), { status: 'ran 1', signature: 'sig-2' }, 'once it can no longer land, a new run runs');
+  });
+
+  it('a final result (or no send) releases at once', async () => {
+    const held = createOperationLocks({ redis: null, logger, landingHoldMs: 60_000 });
+    const key = newKey();
+    const keepWhile = (r: string) => r === 'pending';
+    await held.run(key, async (lock) => {
+      await lock.holdForLanding();
+      return 'success';
+    }, { ...burn, keepWhile });
+    assert.equal(await held.run(key, async () => 'ran', { ...burn, keepWhile }), 'ran');
+  });
+
   it('different keys do not wait for each other', async () => {
     const blocked = gate<string>();
     const slow = locks.run(newKey(), () => blocked.promise, burn);
@@ -195,6 +226,52 @@ describe('operation locks across instances (one real Redis)', () => {
     await redis.command(`SET cinder:lock:${key} dead-instance-token PX 200`);
     let bCalls = 0;
     assert.equal(await b.run(key, async () => `ran ${++bCalls}`, burn), 'ran 1');
+  });
+
+  it('held for landing with a pending result: the lock stays and other instances get that result', async () => {
+    const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
+    const key = newKey();
+    const keepWhile = (r: { status: string; fee: bigint }) => r.status === 'pending';
+    const pending = { status: 'pending', fee: 5000n };
+    assert.deepEqual(
+      await a.run(key, async (lock) => {
+        await lock.holdForLanding();
+        return pending;
+      }, { ...burn, keepWhile }),
+      pending,
+    );
+    await sleep(600); // two lock TTLs: without the hold the lock would be gone
+    const ttl = Number((await redis.command(`PTTL cinder:lock:${key}`)).replace(/^:/, ''));
+    assert.ok(ttl > 1000, `held for landing (PTTL ${ttl})`);
+    let bCalls = 0;
+    assert.deepEqual(await b.run(key, async () => ({ status: `ran ${++bCalls}`, fee: 1n }), { ...burn, keepWhile }), pending);
+    assert.equal(bCalls, 0);
+    // A final result is released at once.
+    const other = newKey();
+    await a.run(other, async (lock) => {
+      await lock.holdForLanding();
+      return { status: 'success', fee: 5000n };
+    }, { ...burn, keepWhile });
+    assert.equal(await lockValue(other), '$-1');
+  });
+
+  it('a holder that dies after holdForLanding keeps the key locked: a waiter answers 409 and sends nothing', async () => {
+    const holderClient = await createRedisClient({ url: redis.url, logger, metrics });
+    const a = createOperationLocks({ redis: holderClient, logger, pollIntervalMs: 20, lockTtlMs: 300, landingHoldMs: 5_000 });
+    const b = await instance({ lockTtlMs: 300 });
+    const key = newKey();
+    const sent = gate<void>();
+    void a.run(key, async (lock) => {
+      await lock.holdForLanding();
+      sent.resolve();
+      return new Promise<never>(() => {}); // never finishes: the instance dies here
+    }, burn).catch(() => undefined);
+    await sent.promise;
+    holderClient.disconnect(); // no heartbeat, no release: as after kill -9
+    await sleep(600);
+    let bCalls = 0;
+    await assert.rejects(b.run(key, async () => String(++bCalls), { ...burn, maxWaitMs: 300 }), { code: 'BURN_IN_PROGRESS' });
+    assert.equal(bCalls, 0);
   });
 
   it('release deletes only its own lock (compare-and-delete)', async () => {

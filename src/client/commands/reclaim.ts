@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { getBase58Encoder } from '@solana/kit';
-import { CinderApiError, type BurnTransactionReport, type ReclaimPreview, type ReclaimResult } from '../index.js';
+import { CinderApiError, type ReclaimPreview, type ReclaimResult } from '../index.js';
 import {
   addressOfKey,
   addressOption,
@@ -79,7 +79,7 @@ export function formatPreview(preview: ReclaimPreview): string {
   lines.push(`accounts: ${s.accounts}${byAction.length > 0 ? ` (${byAction.join(', ')})` : ''}`);
   lines.push(`transactions: ${s.transactions}`);
   lines.push(`reclaim: ${sol(s.reclaimLamports)} SOL${BigInt(s.excessLamports) > 0n ? ` + excess ${sol(s.excessLamports)} SOL` : ''}`);
-  lines.push(`fees: ${sol(s.feeLamports)} SOL`);
+  lines.push(`fees: ${sol(s.feeLamports)} SOL${s.sponsored ? ' (paid by the service\'s fee sponsor and repaid from the reclaimed rent in the same transactions)' : ''}`);
   lines.push(`net: ${sol(s.netLamports, true)} SOL`);
   const problem = problemOf(preview);
   if (problem) lines.push(`warning: ${problem.code}: ${problem.detail}`);
@@ -97,16 +97,26 @@ function problemOf(preview: ReclaimPreview): { code: string; detail: string } | 
   return null;
 }
 
-/** One line per transaction of the answer, in order: its signature, outcome, what it closed and its fee. */
-export function formatTransactions(result: { details: { transactions?: BurnTransactionReport[] } | null }, prefix = ''): string {
+/** A transaction of an answer: a reclaim's report, or a relay's (which knows no closed accounts or fees). */
+interface TransactionLine {
+  signature: string;
+  status: string;
+  closedAccounts?: readonly string[];
+  feeLamports?: string;
+  sponsored?: boolean;
+  error: string | null;
+}
+
+/** One line per transaction of the answer, in order: its signature, outcome, and what the answer says it closed and cost. */
+export function formatTransactions(result: { details: { transactions?: readonly TransactionLine[] } | null }, prefix = ''): string {
   const transactions = result.details?.transactions ?? [];
   return transactions
     .map((t, i) => {
-      const closed = t.closedAccounts?.length ?? 0;
-      return (
-        `${prefix}transaction ${i + 1}/${transactions.length} ${t.signature}: ${t.status}, closed ${closed} account${closed === 1 ? '' : 's'}, ` +
-        `fee ${sol(t.feeLamports ?? '0')} SOL${t.error ? ` (${t.error})` : ''}\n`
-      );
+      const parts = [t.status];
+      if (t.closedAccounts) parts.push(`closed ${t.closedAccounts.length} account${t.closedAccounts.length === 1 ? '' : 's'}`);
+      if (t.feeLamports !== undefined) parts.push(`fee ${sol(t.feeLamports)} SOL`);
+      if (t.sponsored) parts.push('fee paid by the sponsor and repaid');
+      return `${prefix}transaction ${i + 1}/${transactions.length} ${t.signature}: ${parts.join(', ')}${t.error ? ` (${t.error})` : ''}\n`;
     })
     .join('');
 }

@@ -86,15 +86,23 @@ export function registerBurnTokensRoute(
       // One burn per owner and mint at a time (money rules): a duplicate joins the running burn and
       // gets its answer; one waiting on another instance gives up after half the deadline (409).
       const deadline = Date.now() + config.burnDeadlineMs;
+      // Right before sending: the lock is held until what is sent can no longer land (a `pending`
+      // answer keeps it), and the idempotency record gets the signatures.
       const result = await locks.run(
         `burn:${signer.address}:${mintAddress}`,
-        () =>
+        (lock) =>
           pipeline.execute(
             { owner: signer.address, door: { kind: 'burn', mint: mintAddress }, priorityFeeLamports, allowNetLoss: allowNetLoss ?? false, feePayer: 'auto', keyIsSeed: isSeed },
             signer,
-            { deadline, beforeSend: (signatures, height) => request.cinderRecordSent(signatures, height) },
+            {
+              deadline,
+              beforeSend: async (signatures, height) => {
+                await lock.holdForLanding();
+                await request.cinderRecordSent(signatures, height);
+              },
+            },
           ),
-        { busyCode: 'BURN_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2) },
+        { busyCode: 'BURN_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2), keepWhile: (r) => r.status === 'pending' },
       );
       request.log.info({ owner: result.owner, mint: mintAddress, status: result.status, signatures: result.signatures }, 'burn finished');
       return toBurnResponse(result, result.planned.mint!);

@@ -1,0 +1,78 @@
+/**
+ * The sentence of an operation's result, for the outcomes the chain rarely gives on demand: a
+ * reclaim whose transactions partly landed, a pending one, a failure that cost fees.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Address, Signature } from '@solana/kit';
+import { describeOutcome, formatTokenAmount } from '../../src/operations/describe.ts';
+import type { OperationResult, TransactionReport } from '../../src/operations/pipeline.ts';
+
+const sig = (n: number) => `${n}`.padEnd(88, '1') as Signature;
+const addr = (n: number) => `${n}`.padEnd(44, '1') as Address;
+
+function report(n: number, status: TransactionReport['status'], closed: number, error: string | null = null): TransactionReport {
+  return {
+    signature: sig(n),
+    status,
+    slot: status === 'pending' ? null : 10n,
+    closedAccounts: Array.from({ length: closed }, (_, i) => addr(n * 100 + i)),
+    computeUnitLimit: 5000,
+    computeUnitPriceMicroLamports: 0n,
+    feeLamports: status === 'pending' ? 0n : 5000n,
+    error,
+  };
+}
+
+function result(transactions: TransactionReport[], over: Partial<OperationResult> = {}): Omit<OperationResult, 'message'> {
+  const landed = transactions.filter((t) => t.status === 'success');
+  const reclaimedLamports = BigInt(landed.reduce((s, t) => s + t.closedAccounts.length, 0)) * 2_039_280n;
+  const feeLamports = transactions.reduce((s, t) => s + t.feeLamports, 0n);
+  return {
+    status: transactions.some((t) => t.status === 'failed') ? 'failed' : transactions.some((t) => t.status === 'pending') ? 'pending' : 'success',
+    owner: addr(9),
+    signatures: transactions.map((t) => t.signature),
+    slot: 10n,
+    sponsored: false,
+    transactions,
+    closedAccounts: landed.flatMap((t) => t.closedAccounts),
+    burned: [],
+    reclaimedLamports,
+    excessWithdrawnLamports: 0n,
+    feeLamports,
+    netLamports: reclaimedLamports - feeLamports,
+    skippedAccounts: [],
+    plannedAccounts: transactions.reduce((s, t) => s + t.closedAccounts.length, 0),
+    ...over,
+  };
+}
+
+const reclaimDoor = { kind: 'reclaim' as const, burn: [], withdrawExcess: false };
+
+describe('describeOutcome', () => {
+  it('a reclaim whose second transaction failed says what did land, and the net of that', () => {
+    const message = describeOutcome(result([report(1, 'success', 2), report(2, 'failed', 3, 'instruction 2 failed: AccountFrozen')]), reclaimDoor, null);
+    assert.equal(
+      message,
+      `It failed: transaction ${sig(2)} failed: instruction 2 failed: AccountFrozen. Only part of it landed: Closed 2 accounts; reclaimed 0.00407856 SOL, fees 0.00001 SOL, net +0.00406856 SOL.`,
+    );
+  });
+
+  it('nothing landed but a failed transaction paid its fee: says so, with the fee', () => {
+    const message = describeOutcome(result([report(1, 'failed', 2, 'x')]), reclaimDoor, null);
+    assert.match(message, /Nothing was burned or closed; fees paid: 0\.000005 SOL\.$/);
+  });
+
+  it('pending says not to resend', () => {
+    const message = describeOutcome(result([report(1, 'pending', 2)]), reclaimDoor, null);
+    assert.match(message, /outcome is unknown: transaction \w+ is pending\. Check with GET \/api\/transactions\/\{signature\}; do not resend until it is final\.$/);
+  });
+
+  it('a burn names the amount in UI units, and a net loss with a true minus sign', () => {
+    const mint = addr(5);
+    const burned = result([report(1, 'success', 1)], { burned: [{ mint, amount: 1_234_500_000n, decimals: 6 }], feeLamports: 10_005_000n, netLamports: 2_039_280n - 10_005_000n });
+    const message = describeOutcome(burned, { kind: 'burn', mint }, { address: mint, decimals: 6, isNative: false } as never);
+    assert.equal(message, `Burned 1,234.5 of ${mint} and closed 1 account; reclaimed 0.00203928 SOL, fees 0.010005 SOL, net −0.00796572 SOL.`);
+    assert.equal(formatTokenAmount(1_000_000_001n, 0), '1,000,000,001');
+  });
+});
