@@ -37,7 +37,7 @@ const log = (text: string) => process.stderr.write(`check:deploy: ${text}\n`);
  * Node 22.6+ can run .ts files itself (type stripping): turned off for what runs the production
  * install, so that a .ts module reached at run time fails here instead of passing unnoticed.
  */
-const NO_TYPESCRIPT = (() => {
+const NO_TYPESCRIPT: Record<string, string> = (() => {
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
   return major > 22 || (major === 22 && minor >= 6) ? { NODE_OPTIONS: '--no-experimental-strip-types' } : {};
 })();
@@ -79,22 +79,42 @@ function cleanCopy(to: string): void {
   }
 }
 
+// prefer-offline: packages already in npm's cache (the lockfile's exact versions, integrity-checked
+// as always) are not revalidated one by one with the registry; the steps are the same, faster.
+const NPM_ENV = { npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' };
+
+function checkOutput(command: string, status: number | null, output: string): void {
+  process.stderr.write(output);
+  assert.equal(status, 0, `failed: ${command}`);
+  // On the Node lines the image uses and later, an install must not warn about engines (issue 16).
+  if (/\bnpm (ci|install)\b/.test(command) && Number(process.versions.node.split('.')[0]) >= 24) {
+    assert.doesNotMatch(output, /EBADENGINE/, `${command} warned about engines on Node ${process.version}`);
+  }
+}
+
 function sh(command: string, cwd: string, env: Record<string, string>): void {
   log(`RUN ${command}   (in ${cwd})`);
-  // prefer-offline: packages already in npm's cache (the lockfile's exact versions, integrity-checked
-  // as always) are not revalidated one by one with the registry; the steps are the same, faster.
-  const result = spawnSync('sh', ['-c', command], {
-    cwd,
-    env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false', ...env },
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  process.stderr.write(result.stdout + result.stderr);
-  assert.equal(result.status, 0, `failed: ${command}`);
-  // On the Node line the image uses, the install must not warn about engines (issue 16).
-  if (/^npm (ci|install)\b/.test(command) && Number(process.versions.node.split('.')[0]) >= 24) {
-    assert.doesNotMatch(result.stdout + result.stderr, /EBADENGINE/, `${command} warned about engines on Node ${process.version}`);
-  }
+  const result = spawnSync('sh', ['-c', command], { cwd, env: { ...process.env, ...NPM_ENV, ...env }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  checkOutput(command, result.status, result.stdout + result.stderr);
+}
+
+/** As sh(), in the background (the installs wait on the network and the disk more than on the CPU). */
+function shInBackground(command: string, cwd: string): Promise<void> {
+  const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, ...NPM_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  return new Promise((resolve, reject) =>
+    child.once('close', (status) => {
+      log(`RUN ${command}   (in ${cwd}, in the background)`);
+      try {
+        checkOutput(command, status, output);
+        resolve();
+      } catch (error) {
+        reject(error as Error);
+      }
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,6 +324,11 @@ async function main(): Promise<void> {
   try {
     const context = join(work, 'context');
     cleanCopy(context);
+    // The systemd install's build (step 2) runs meanwhile.
+    const opt = join(work, 'opt-cinder');
+    cleanCopy(opt);
+    const optBuilt = shInBackground(PRODUCTION_BUILD, opt);
+    optBuilt.catch(() => {}); // awaited in step 2
 
     // 1. The container image.
     log('--- deploy/Containerfile');
@@ -344,9 +369,7 @@ async function main(): Promise<void> {
     // 2. The systemd unit, over the README's build.
     log('--- deploy/cinder.service');
     const unit = unitSettings(readFileSync(join(ROOT, 'deploy', 'cinder.service'), 'utf8'));
-    const opt = join(work, 'opt-cinder');
-    cleanCopy(opt);
-    sh(PRODUCTION_BUILD, opt, {});
+    await optBuilt;
     assertNoTypeScriptAtRunTime(opt);
     const workingDirectory = unit.get('WorkingDirectory')![0]!;
     const execStart = unit.get('ExecStart')![0]!.split(/\s+/);

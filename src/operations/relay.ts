@@ -144,13 +144,13 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null): 
   } catch {
     throw refuse('INVALID_TRANSACTION', index, 'is not a Solana wire transaction');
   }
+  if (message.version !== 'legacy' && message.version !== 0) {
+    throw refuse('INVALID_TRANSACTION', index, `is a version ${message.version} transaction; only legacy and version 0 transactions are relayed`);
+  }
   // The message decoder stops where the message ends: bytes after it would be signed but ignored.
   const reencoded = messageEncoder.encode(message);
   if (reencoded.length !== transaction.messageBytes.length || !reencoded.every((b, i) => b === transaction.messageBytes[i])) {
     throw refuse('INVALID_TRANSACTION', index, 'has bytes after the end of the transaction');
-  }
-  if (message.version !== 'legacy' && message.version !== 0) {
-    throw refuse('INVALID_TRANSACTION', index, `is a version ${message.version} transaction; only legacy and version 0 transactions are relayed`);
   }
   const feePayer = message.staticAccounts[0];
   if (!feePayer) throw refuse('INVALID_TRANSACTION', index, 'has no fee payer');

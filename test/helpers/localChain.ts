@@ -57,9 +57,13 @@ export interface TestChain {
 const DEFAULT_FUNDING = 10_000_000_000n; // 10 SOL
 const DEFAULT_DECIMALS = 9;
 
-/** A local chain on free ports with the test-only methods enabled. Close it in `after`. */
+/**
+ * A local chain on free ports with the test-only methods enabled. Close it in `after`. It runs the
+ * realistic 400 ms slot clock; a test that needs blockhashes to expire or finality warps
+ * (`localnet_warpSlots`) instead of waiting.
+ */
 export async function startTestChain(opts: { slotIntervalMs?: number } = {}): Promise<TestChain> {
-  const localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: opts.slotIntervalMs ?? 50 });
+  const localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: opts.slotIntervalMs ?? 400 });
   return {
     localnet,
     rpc: createSolanaRpc(localnet.rpcUrl),

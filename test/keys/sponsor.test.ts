@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -85,5 +86,29 @@ describe('SPONSOR_KEYPAIR in the configuration', () => {
       assert.match(error.message, /SERVER_SECRET .* is required when REDIS_URL or SPONSOR_KEYPAIR is set/);
       return true;
     });
+  });
+});
+
+describe('the server with a bad SPONSOR_KEYPAIR', () => {
+  it('does not start: exit code 1 and one line naming the file and the problem, never its content', async () => {
+    const numbers = [...key.secretKey];
+    const path = await file('start-mismatch.json', JSON.stringify([...numbers.slice(0, 32), ...numbers.slice(32).map((n) => n ^ 1)]));
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/server.ts'],
+        {
+          cwd: new URL('../..', import.meta.url),
+          // LOCALNET_PORT=0: if it did start, it would not take a fixed port.
+          env: { PATH: process.env.PATH, HOME: dir, SPONSOR_KEYPAIR: path, SERVER_SECRET: 'x'.repeat(32), LOCALNET_PORT: '0', PORT: '0', LOG_LEVEL: 'silent' },
+          timeout: 60_000,
+        },
+        (error, out, err) => done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout: out, stderr: err }),
+      );
+    });
+    assert.equal(code, 1, stderr);
+    assert.equal(stdout, '');
+    assert.equal(stderr, `cinder: failed to start: SPONSOR_KEYPAIR ${path}: the public half of the 64-byte key does not match its private half. It must be a solana-keygen keypair file (a JSON array of 64 numbers, e.g. from \`solana-keygen new -o sponsor.json\`).\n`);
+    for (const n of [numbers.slice(0, 6).join(','), numbers.slice(0, 6).join(', ')]) assert.ok(!stderr.includes(n));
   });
 });

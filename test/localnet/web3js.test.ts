@@ -182,7 +182,7 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
     ]);
     assert.ok(signaturesOnly.signatures.includes(signature));
     // Every slot produces a block here, so block height and slot are the same number.
-    const bare = await rpcResult<Record<string, unknown>>(localnet.rpcUrl, 'getBlock', [slot, { transactionDetails: 'none', rewards: false }]);
+    const bare = await rpcResult<Record<string, unknown>>(localnet.rpcUrl, 'getBlock', [slot, { transactionDetails: 'none', rewards: false, commitment: 'confirmed' }]);
     assert.deepEqual(Object.keys(bare).sort(), ['blockHeight', 'blockTime', 'blockhash', 'parentSlot', 'previousBlockhash']);
     assert.equal(bare.blockHeight, slot);
     assert.equal(signaturesOnly.rewards, undefined);
