@@ -257,33 +257,35 @@ async function run(implementation: string, budget: string, baseUrl: string, hold
   };
 }
 
-const chain: TestChain = await startTestChain({ slotIntervalMs: 400 });
-const proxy = await startRpcProxy(chain.localnet.rpcUrl, TIMING === 'cluster' ? { confirmation: { unknownMs: 400, processedUntilMs: 1200 } } : {});
 const budgets = [
   { name: 'none', providerRps: undefined, serviceRps: undefined },
   { name: `${PROVIDER_RPS} req/s`, providerRps: PROVIDER_RPS, serviceRps: PROVIDER_RPS },
 ].filter((b) => !process.env.BENCH_BUDGETS || process.env.BENCH_BUDGETS.split(',').includes(b.providerRps ? 'budget' : 'none'));
-const total = RUNS.reduce((sum, r) => sum + r.burns, 0) * budgets.length * IMPLEMENTATIONS.length;
-console.log(`Timing: ${TIMING}. Preparing ${total} token holders on the local chain...`);
-const holders = await createHolders(chain, total);
+console.log(`Timing: ${TIMING}. Each run on a fresh local chain (its getTokenAccountsByOwner scans every token account, so earlier runs' mints would slow later ones).`);
 const rows = [];
 const methods: Record<string, Record<string, number>> = {};
 for (const budget of budgets) {
   for (const { concurrency, burns } of RUNS) {
     for (const implementation of IMPLEMENTATIONS) {
+      const chain: TestChain = await startTestChain({ slotIntervalMs: 400 });
+      const proxy = await startRpcProxy(
+        chain.localnet.rpcUrl,
+        TIMING === 'cluster' ? { confirmation: { unknownMs: 400, processedUntilMs: 1200 } } : {},
+      );
+      const holders = await createHolders(chain, burns);
       proxy.setMaxRps(budget.providerRps);
       const adapter =
         implementation === 'engine'
           ? createChainAdapter({ rpcUrl: proxy.url, commitment: 'confirmed', maxRequestsPerSecond: budget.serviceRps })
           : createPerRequestChainAdapter(proxy.url);
       const cinder = await startCinder(adapter);
-      const result = await run(implementation, budget.name, cinder.url, holders.splice(0, burns), concurrency, proxy);
+      const result = await run(implementation, budget.name, cinder.url, holders, concurrency, proxy);
       await cinder.close();
+      await proxy.close();
+      await chain.close();
       rows.push(result.row);
       methods[`${implementation} c=${concurrency} budget=${budget.name}`] = result.byMethod;
       console.log(JSON.stringify(result.row));
-      // Let the provider's window empty between runs.
-      await sleep(1100);
     }
   }
 }
@@ -294,5 +296,3 @@ console.log(
   'engine: budgeted transport, merged account reads, one cached blockhash, one signature tracker for every burn in flight;\n' +
     'per-request: the design it replaced (each burn reads, fetches a blockhash, polls its own signature with history and the block height).',
 );
-await proxy.close();
-await chain.close();

@@ -31,7 +31,8 @@ export const PRODUCTION_BUILD = 'npm ci --no-audit --no-fund && npm run build &&
 const API_KEY = 'check-deploy-api-key';
 const SERVER_SECRET = 'check-deploy-server-secret-0123456789abcdef';
 
-const log = (text: string) => process.stderr.write(`check:deploy: ${text}\n`);
+const started = Date.now();
+const log = (text: string) => process.stderr.write(`check:deploy [${Math.round((Date.now() - started) / 1000)} s]: ${text}\n`);
 
 /**
  * Node 22.6+ can run .ts files itself (type stripping): turned off for what runs the production
@@ -39,7 +40,10 @@ const log = (text: string) => process.stderr.write(`check:deploy: ${text}\n`);
  */
 const NO_TYPESCRIPT: Record<string, string> = (() => {
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
-  return major > 22 || (major === 22 && minor >= 6) ? { NODE_OPTIONS: '--no-experimental-strip-types' } : {};
+  const stripsTypes = major > 22 || (major === 22 && minor >= 6);
+  const options: Record<string, string> = {};
+  if (stripsTypes) options.NODE_OPTIONS = '--no-experimental-strip-types';
+  return options;
 })();
 
 /**

@@ -1,8 +1,9 @@
 /**
- * The only place that talks JSON-RPC. A narrow adapter over @solana/kit's RPC client: every call
- * has a timeout, reads are retried with backoff, and a signed transaction is rebroadcast until it
- * is confirmed or its blockhash expires. Everything above this file sees plain data and
- * CinderErrors, never a raw upstream message.
+ * The only place that talks JSON-RPC. A narrow adapter over @solana/kit's RPC client, built on the
+ * landing engine of this folder (budgeted transport, merged account reads, cached blockhash, one
+ * signature tracker): every call has a timeout, reads are retried with backoff, and a signed
+ * transaction is rebroadcast until it is confirmed or its blockhash expires. Everything above this
+ * file sees plain data and CinderErrors, never a raw upstream message.
  */
 import {
   createSolanaRpcFromTransport,

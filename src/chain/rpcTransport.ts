@@ -8,7 +8,10 @@
  *   one), widens the spacing between requests, and sends the refused request again (a 429 means the
  *   provider did not process it, so sending it again is safe for every method, sendTransaction too);
  * - times each request out `callTimeoutMs` after it actually leaves, so waiting in the queue never
- *   counts against a call's own timeout, only against the caller's deadline (its AbortSignal).
+ *   counts against a call's own timeout, only against the caller's deadline (its AbortSignal);
+ * - lets the work of transactions already signed (sends, status and block-height checks) go before
+ *   the reads of new requests: finishing what is in flight keeps its blockhash from ageing in a
+ *   queue, and a request that is still reading has sent nothing yet.
  *
  * Written here rather than taken from a queue library (p-queue, bottleneck) because the spacing
  * must adapt to the provider's answers at run time, which their fixed intervals do not do.
@@ -44,6 +47,8 @@ const BACKOFF_MAX_MS = 8000;
 /** The spacing added by 429s shrinks by this factor for every request the provider accepts. */
 const PENALTY_DECAY = 0.97;
 const PENALTY_MAX_MS = 2000;
+/** The landing of transactions already signed. */
+const PRIORITY_METHODS = new Set(['sendTransaction', 'getSignatureStatuses', 'getBlockHeight']);
 
 interface Waiter {
   resolve: () => void;
@@ -87,12 +92,14 @@ export function createBudgetedTransport(options: BudgetedTransportOptions): Budg
   let nextStartAt = 0;
   let pausedUntil = 0;
   let refusalsInARow = 0;
-  const queue: Waiter[] = [];
+  /** Landing work first (PRIORITY_METHODS), then everything else; each in arrival order. */
+  const queues: [Waiter[], Waiter[]] = [[], []];
+  const queuedCount = () => queues[0].length + queues[1].length;
   let timer: NodeJS.Timeout | undefined;
 
   function pump(): void {
     timer = undefined;
-    while (queue.length > 0) {
+    while (queuedCount() > 0) {
       const now = Date.now();
       let startAt = Math.max(nextStartAt, pausedUntil);
       if (maxPerSecond) {
@@ -107,7 +114,7 @@ export function createBudgetedTransport(options: BudgetedTransportOptions): Budg
         timer = setTimeout(pump, startAt - now);
         return;
       }
-      const waiter = queue.shift()!;
+      const waiter = (queues[0].length > 0 ? queues[0] : queues[1]).shift()!;
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
       nextStartAt = now + Math.max(baseSpacingMs, penaltyMs);
       inFlight++;
@@ -124,7 +131,7 @@ export function createBudgetedTransport(options: BudgetedTransportOptions): Budg
   }
 
   /** Resolves when this request may leave; rejects with RpcNotSentError when the caller gave up first. */
-  function turn(signal: AbortSignal | undefined, first: boolean): Promise<void> {
+  function turn(signal: AbortSignal | undefined, first: boolean, queue: Waiter[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(new RpcNotSentError('The RPC request was not sent before its deadline.', { cause: signal.reason }));
       const waiter: Waiter = {
@@ -148,7 +155,7 @@ export function createBudgetedTransport(options: BudgetedTransportOptions): Budg
   const transport = async <TResponse>(config: Parameters<RpcTransport>[0]) => {
     const method = isJsonRpcPayload(config.payload) ? config.payload.method : 'batch';
     for (let attempt = 0; ; attempt++) {
-      await turn(config.signal, attempt === 0);
+      await turn(config.signal, attempt === 0, queues[PRIORITY_METHODS.has(method) ? 0 : 1]);
       const timeout = AbortSignal.timeout(options.callTimeoutMs);
       const signal = config.signal ? AbortSignal.any([config.signal, timeout]) : timeout;
       try {
@@ -175,6 +182,6 @@ export function createBudgetedTransport(options: BudgetedTransportOptions): Budg
       }
     }
   };
-  Object.defineProperty(transport, 'queued', { get: () => queue.length });
+  Object.defineProperty(transport, 'queued', { get: queuedCount });
   return transport as BudgetedTransport;
 }

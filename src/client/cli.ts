@@ -122,7 +122,7 @@ ${RECLAIM_HELP}${RELAY_HELP}
 Options:
   --url URL                  Cinder's address (default $CINDER_URL, else ${DEFAULT_URL})
   --api-key KEY              API key (default $CINDER_API_KEY; prefer the variable: arguments land in shell history)
-  --json                     burn, status: print the result as JSON
+  --json                     burn, status, reclaim, relay: print the result as JSON
   -h, --help                 This help
   --version                  The version
 

@@ -276,9 +276,8 @@ const STATUS_TEXT = {
 /**
  * @param {Response} response
  * @param {unknown} json
- * @param {string} text
  */
-function errorFromResponse(response, json, text) {
+function errorFromResponse(response, json) {
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   const requestId = response.headers.get('x-request-id') ?? undefined;
   // Only a problem+json body is read: any other body may be an echo of the request (a proxy's
@@ -368,7 +367,7 @@ export function createCinderClient(options) {
         if (body.json === undefined) throw invalidResponse(`Expected a JSON answer from ${call.method} /${call.path.replace(/^\//, '')}`, response.status);
         return { response, json: body.json };
       }
-      const error = errorFromResponse(response, body.json, body.text);
+      const error = errorFromResponse(response, body.json);
       // 409 REQUEST_IN_PROGRESS: an earlier attempt with the same Idempotency-Key still runs; its answer comes next.
       const retryableStatus = response.status === 429 || response.status === 503 || (response.status === 409 && error.code === 'REQUEST_IN_PROGRESS');
       if (retryableStatus && call.retryable && attempt < retry.retries) {

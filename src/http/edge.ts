@@ -195,9 +195,11 @@ function createClientErrorHandler(logger: Logger, timeoutMs: number) {
     }
     const error = clientErrorOf(err.code, timeoutMs);
     const requestId = randomUUID();
-    logger.info({ reqId: requestId, status: error.status, code: error.code, httpError: err.code }, 'client error: request refused before routing');
+    logger.info({ reqId: requestId, statusCode: error.status, code: error.code, httpError: err.code }, 'client error: request refused before routing');
+    let answered = false;
     const answer = () => {
-      if (socket.destroyed) return;
+      if (answered || socket.destroyed) return;
+      answered = true;
       if (socket.writable) socket.end(rawProblem(error, requestId), () => socket.destroy());
       else socket.destroy();
       // A peer that never reads must not keep the socket: destroy it after a grace period.
@@ -364,7 +366,7 @@ export function registerEdge(app: CinderApp): void {
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime) },
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime) },
       'request completed',
     );
   });

@@ -157,7 +157,8 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
         ? `${count} landed successfully.`
         : status === 'pending'
           ? `${count} ${lookedUp ? 'has not landed yet' : 'could not be looked up now (Solana RPC unavailable)'}: check GET /api/transactions/${first}; do not send the ${operation} again.`
-          : `${count.replace(/^Its/, 'Of its')} ${transactions.length === 1 ? '' : 'at least one '}failed: ${transactions.find((t) => t.status === 'failed')!.error}.`;
+          : `${transactions.length === 1 ? 'Its transaction' : `At least one of its ${transactions.length} transactions`} failed: ${transactions.find((t) => t.status === 'failed')!.error}.` +
+            (transactions.every((t) => t.status === 'failed' && t.slot === null) ? ` Nothing landed: send the ${operation} again with a new Idempotency-Key.` : '');
     const slots = transactions.map((t) => t.slot).filter((s): s is number => s !== null);
     request.log.info({ signatures: sent.signatures, status }, `${operation} answered from the signatures of its idempotency record (no stored answer)`);
     return JSON.stringify({

@@ -57,7 +57,7 @@ function fieldOf(error: AjvError): string {
   const path = error.instancePath.replace(/^\//, '').split('/')[0] ?? '';
   if (error.keyword === 'required') return safeFieldName(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') return safeFieldName(String(error.params.additionalProperty));
-  return safeFieldName(path);
+  return path === '' ? '' : safeFieldName(path);
 }
 
 /** "a, b, c" or "a, b, c, d, e and 12 more". */
@@ -133,14 +133,14 @@ const CODE_OF_STATUS: Record<number, CinderErrorCode> = {
   431: 'HEADERS_TOO_LARGE',
 };
 
-/** Errors that mean the client went away (closed or reset the connection mid-request). */
-const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
-
-export function isClientAbort(error: unknown, request: FastifyRequest): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && CLIENT_GONE.has(code)) return true;
-  if ((error as Error | null)?.message === 'aborted') return true;
-  return request.raw.socket?.destroyed === true && !request.raw.complete;
+/**
+ * The client went away (closed or reset its connection) before the answer. Decided by the state
+ * of the client's socket, not by the error's code: an upstream (RPC) connection reset has the same
+ * codes and must still be answered.
+ */
+export function isClientAbort(request: FastifyRequest): boolean {
+  const socket = request.raw.socket as { destroyed?: boolean } | null | undefined;
+  return socket?.destroyed === true;
 }
 
 /** Maps anything thrown while handling a request to the CinderError the client sees. */
@@ -185,7 +185,8 @@ function boundedProblem(error: CinderError): Record<string, unknown> {
   problem.detail = scrubSecretKeys(problem.detail).slice(0, 2_000);
   if (problem.errors) {
     problem.errors = problem.errors.slice(0, MAX_LISTED_FIELDS).map((e) => ({
-      field: safeFieldName(e.field),
+      // Field paths the routes write (`transactions[0]`) pass; a name that could be a key does not.
+      field: e.field.length <= 64 && !/[1-9A-HJ-NP-Za-km-z]{32,}/.test(e.field) ? e.field : safeFieldName(e.field),
       message: scrubSecretKeys(e.message).slice(0, 500),
     }));
   }
@@ -201,7 +202,7 @@ export function sendProblem(reply: FastifyReply, error: CinderError): FastifyRep
 }
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (isClientAbort(error, request)) {
+  if (isClientAbort(request)) {
     // Nobody is left to answer: not an error of the server, not an error answer (the edge's
     // onRequestAbort hook logs it at debug).
     reply.hijack();

@@ -259,13 +259,20 @@ function rustF64(value: number): string {
   if (Number.isInteger(value) && Math.abs(value) < 1e21) return BigInt(value).toString();
   const text = String(value);
   if (!/e/.test(text)) return text;
-  // JS uses exponents for very small/large values; Rust prints the plain digits.
-  const [mantissa, exp] = text.split('e') as [string, string];
-  const exponent = Number(exp);
+  // JS writes very small and very large values with an exponent; Rust writes the same shortest
+  // digits in plain decimal.
+  const [mantissa = '', exp = '0'] = text.split('e');
   const negative = mantissa.startsWith('-');
-  const digits = mantissa.replace('-', '').replace('.', '');
-  const pointAt = (mantissa.replace('-', '').indexOf('.') === -1 ? mantissa.replace('-', '').length : mantissa.replace('-', '').indexOf('.')) + exponent;
-  const plain = pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : pointAt >= digits.length ? digits + '0'.repeat(pointAt - digits.length) : `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+  const unsigned = negative ? mantissa.slice(1) : mantissa;
+  const dot = unsigned.indexOf('.');
+  const digits = unsigned.replace('.', '');
+  const pointAt = (dot === -1 ? unsigned.length : dot) + Number(exp);
+  const plain =
+    pointAt <= 0
+      ? `0.${'0'.repeat(-pointAt)}${digits}`
+      : pointAt >= digits.length
+        ? digits + '0'.repeat(pointAt - digits.length)
+        : `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
   return (negative ? '-' : '') + plain;
 }
 

@@ -200,6 +200,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
         (error: unknown) => logger.warn({ lock: lockKey, err: error }, 'could not extend an operation lock (Redis); it expires on its own'),
       );
     }, Math.max(10, Math.floor(lockTtlMs / 3)));
+    heartbeat.unref(); // the operation's own work keeps the process alive, not its lock
     let outcome: Outcome | null = null;
     let keep = false;
     try {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createSolanaRpcFromTransport, generateKeyPairSigner } from '@solana/kit';
+import { createSolanaRpcFromTransport, generateKeyPairSigner, getBase58Decoder, type Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createChainAdapter } from '../../src/chain/chainAdapter.ts';
 import { createBudgetedTransport, RpcNotSentError } from '../../src/chain/rpcTransport.ts';
@@ -83,6 +83,18 @@ describe('budgeted RPC transport', () => {
       // A timer never fires early; 5 ms for the two processes' clocks reading at different moments.
       assert.ok(request.at - refusedAt >= 995, `${request.method} arrived ${request.at - refusedAt} ms after the 429`);
     }
+  });
+
+  it('landing work (statuses, block height, sends) goes before queued reads of new requests', async () => {
+    const { rpc } = rpcWith(2);
+    const signature = getBase58Decoder().decode(new Uint8Array(64).fill(7)) as Signature;
+    const reads = Array.from({ length: 4 }, (_, i) => rpc.getBlocks(BigInt(i), BigInt(i)).send());
+    const status = rpc.getSignatureStatuses([signature]).send();
+    await Promise.all([...reads, status]);
+    assert.deepEqual(
+      proxy.requests.map((r) => r.method),
+      ['getBlocks', 'getSignatureStatuses', 'getBlocks', 'getBlocks', 'getBlocks'],
+    );
   });
 
   it('time spent waiting for the budget does not count against the per-request timeout', async () => {

@@ -3,8 +3,10 @@
  * the real app and the embedded local chain: the `npm install` into a fresh project (offline: it
  * links this checkout), the SDK script with plain `node`, and each shell block with `cinder` on the
  * PATH as `npx` puts it there. Only the server address is substituted (the examples use :8080).
- * And every `curl` example of the whole README, with its placeholders (`<mint address>`,
- * `<base58 secret key>`, `5h3...`) filled with a real holder's mint and key and a real signature.
+ * And every `curl` example of the whole README, with its placeholders (`<mint address>`, `<scam mint>`,
+ * `<address>`, `<base58 secret key>`, `5h3...`) filled with a real holder's mint, address and key
+ * (who also holds an empty token account, so that a reclaim has something to close) and a real
+ * signature.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -47,7 +49,7 @@ async function holder() {
   const mint = await createTestMint(t.chain, signer, { decimals: 6 });
   const ata = await createAta(t.chain, signer, signer.address, mint);
   await mintTokens(t.chain, signer, mint, ata, 2_000_000n);
-  return { mint, secretKey, base58: getBase58Decoder().decode(secretKey) };
+  return { address: signer.address, signer, mint, secretKey, base58: getBase58Decoder().decode(secretKey) };
 }
 
 async function supplyOf(mint: Address) {
@@ -158,10 +160,14 @@ it('every curl example of the README runs and succeeds', { timeout: 300_000 }, a
     const commands = block.split('\n').filter((line) => /^[A-Za-z]/.test(line));
     for (const command of commands) assert.match(command, /^curl /, `a curl block with another command in it:\n${block}`);
     const h = await holder();
+    const emptyMint = await createTestMint(t.chain, h.signer, { decimals: 0 });
+    await createAta(t.chain, h.signer, h.address, emptyMint);
     const home = await homeWithKey(h.secretKey);
     const script = block
       .replaceAll(EXAMPLE_URL, url)
       .replaceAll('<mint address>', h.mint)
+      .replaceAll('<scam mint>', h.mint)
+      .replaceAll('<address>', h.address)
       .replaceAll('<base58 secret key>', h.base58)
       .replaceAll('5h3...', signature);
     assert.doesNotMatch(script, /<[a-z][^>]*>|\.\.\./, `an example placeholder this test does not fill:\n${script}`);
@@ -169,7 +175,7 @@ it('every curl example of the README runs and succeeds', { timeout: 300_000 }, a
     const result = await run('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --fail-with-body "$@"; }\n${script}`], baseEnv(home));
     const where = `README curl example:\n${block}\n${result.stdout}\n${result.stderr}`;
     assert.equal(result.code, 0, where);
-    if (block.includes('/api/burn_tokens')) {
+    if (/\/api\/(burn_tokens|reclaim_rent) -H/.test(block)) {
       assert.match(result.stdout, /"status":"success"/, where);
       assert.equal(await supplyOf(h.mint), 0n, where);
     }

@@ -27,7 +27,8 @@ import { fetchMint } from '@solana-program/token';
 import { loadSponsor } from '../../src/keys/sponsor.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey } from '../helpers/keys.ts';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
 import { emptyAccounts, lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
@@ -173,6 +174,25 @@ describe('cinder reclaim', () => {
     assert.equal(output.result.details.netLamports, output.preview.summary.netLamports);
     assert.equal((await getLamports(t.chain, w.signer.address)) - before, BigInt(output.result.details.netLamports));
     assert.equal((await fetchMint(t.chain.rpc, w.kept!.mint)).data.supply, 0n);
+  });
+
+  it('--withdraw-excess shows and takes a kept account\'s lamports above its rent-exempt minimum, leaving it open', async () => {
+    const w = await walletToReclaim(t.chain, { classic: 1, token2022: false, wrappedSol: false, frozen: false });
+    secrets.push(w.key);
+    await sendInstructions(t.chain, w.signer, [getTransferSolInstruction({ source: w.signer, destination: w.kept!.account, amount: 12_345n })]);
+    const preview = await cinder(['reclaim', '--owner', w.signer.address, '--withdraw-excess']);
+    assert.equal(preview.code, 0, preview.stderr);
+    const row = preview.stdout.split('\n').find((l) => l.startsWith(`${w.kept!.account} `))!.split(/ +/);
+    assert.deepEqual(row.slice(2), ['withdraw_excess', '12345'], 'the LAMPORTS column shows the excess taken');
+    assert.equal(lamports(summaryValue(preview.stdout, 'reclaim')), 2_039_280n);
+    assert.match(preview.stdout, /^reclaim: 0\.00203928 SOL \+ excess 0\.000012345 SOL$/m);
+
+    const before = await getLamports(t.chain, w.signer.address);
+    const run = await cinder(['reclaim', '--key-env', 'K', '--withdraw-excess', '--yes'], { env: { K: w.key } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^closed 1 account; reclaimed 0\.00203928 SOL \+ excess 0\.000012345 SOL; fees 0\.000005 SOL; net \+0\.002046625 SOL$/m);
+    assert.equal((await getLamports(t.chain, w.signer.address)) - before, 2_039_280n + 12_345n - 5_000n);
+    assert.equal(await getLamports(t.chain, w.kept!.account), 2_039_280n, 'the kept account stays, at its rent-exempt minimum');
   });
 
   it('--keys-file reclaims three wallets one after another and prints a summary table', async () => {

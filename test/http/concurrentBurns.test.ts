@@ -140,6 +140,36 @@ describe('identical burns sent together, one instance, no Idempotency-Key', () =
   });
 });
 
+/**
+ * A burn answered `pending` (the RPC was lost after sending) may still land for about a minute:
+ * a second burn of the same owner and mint in that time would sign a transaction that can only
+ * fail once the first lands. It gets the pending burn's answer instead, on any instance.
+ */
+function pendingHoldsTheKey(store: 'memory' | 'redis') {
+  it(`a burn still pending: the next burn of the owner and mint answers with it, nothing sent (${store})`, async () => {
+    const overrides = { burnDeadlineMs: 2000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) };
+    const first = await newApp(overrides);
+    const second = store === 'redis' ? await newApp(overrides) : first;
+    const h = await createHolder();
+    const before = await chainState(h);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ failAfterSend: true }]);
+    const pending = await burn(first, h);
+    assert.equal(pending.statusCode, 200, pending.body);
+    assert.equal(pending.json().status, 'pending');
+    // The chain still answers 503 to everything: a run of its own would be a 503, not this.
+    const again = await burn(second, h);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.body, pending.body, 'the pending burn\'s answer, with its signature');
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+    assertOneBurn(before, await chainState(h));
+  });
+}
+
+describe('a pending burn holds its owner and mint', () => {
+  pendingHoldsTheKey('memory');
+  pendingHoldsTheKey('redis');
+});
+
 describe('identical burns on two instances sharing one Redis', () => {
   let a: TestApp;
   let b: TestApp;

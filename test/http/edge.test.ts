@@ -389,7 +389,7 @@ describe('pipelining, aborts and the logs', () => {
       const completed = logs.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request completed');
       assert.ok(completed.length > 0);
       for (const line of completed) {
-        assert.deepEqual(Object.keys(line).filter((k) => ['reqId', 'method', 'route', 'status'].includes(k)).sort(), ['method', 'reqId', 'route', 'status']);
+        assert.deepEqual(Object.keys(line).filter((k) => ['reqId', 'method', 'route', 'statusCode'].includes(k)).sort(), ['method', 'reqId', 'route', 'statusCode']);
         assert.ok(line.route === 'unmatched' || String(line.route).startsWith('/'), String(line.route));
         assert.ok(!('url' in line) && !('req' in line));
       }

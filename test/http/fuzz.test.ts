@@ -203,7 +203,22 @@ function requestArbitrary(routes: { url: string; methods: string[] }[]) {
     fc.uint8Array({ minLength: 1, maxLength: 200 }).map((b) => Buffer.concat([Buffer.from('X'), Buffer.from(b), Buffer.from('\r\n\r\n')])),
     keyText.map((k) => Buffer.from(`POST /api/burn_tokens HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n{"userPrivateKey":"${k}"}`)),
   );
+  // Well-formed calls of each route (the right method, JSON, the API key), so that the routes'
+  // own validation, key parsing and chain reads are fuzzed too, not only the edge.
+  const postRoutes = routes.filter((r) => r.methods.includes('POST')).map((r) => r.url);
+  const getRoutes = routes.filter((r) => r.methods.includes('GET') && r.url.startsWith('/api/')).map((r) => r.url);
+  const fill = (url: string, value: string) => url.replace(/:[^/]+/g, value);
+  const wellFormed = fc.oneof(
+    fc.tuple(fc.constantFrom(...postRoutes), fc.oneof(burnBody, jsonBody)).map(([url, b]) => {
+      const json = JSON.stringify(b);
+      return `POST ${url} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`;
+    }),
+    fc.tuple(fc.constantFrom(...getRoutes), paramValue, query).map(
+      ([url, value, q]) => `GET ${fill(url, value)}${q} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nConnection: close\r\n\r\n`,
+    ),
+  );
   return fc.oneof(
+    { weight: 8, arbitrary: wellFormed.map((text) => ({ parts: [Buffer.from(text, 'utf8')], heads: 0 })) },
     { weight: 20, arbitrary: one.map((r) => ({ parts: [r.bytes(true)], heads: r.head ? 1 : 0 })) },
     {
       weight: 3,
@@ -234,7 +249,6 @@ it(`${REQUESTS} generated hostile requests: no 5xx, only problem+json errors, al
     byStatus.set(response.status, (byStatus.get(response.status) ?? 0) + 1);
     const code = /"code":"([A-Z_]+)"/.exec(response.body)?.[1];
     if (code) byCode.set(code, (byCode.get(code) ?? 0) + 1);
-    if (process.env.FUZZ_VERBOSE && code === 'BAD_REQUEST') console.log('bad', /"detail":"([^"]+)"/.exec(response.body)?.[1], JSON.stringify(sent.subarray(0, 60).toString('latin1')));
     if (response.status >= 500) serverErrors.push(`${response.status} ${response.body.slice(0, 200)} for ${describe(sent)}`);
     if (response.status >= 400 && !/^application\/problem\+json; charset=utf-8$/.test(response.headers['content-type'] ?? '')) {
       notProblem.push(`${response.status} ${response.headers['content-type']} for ${describe(sent)}`);

@@ -224,6 +224,51 @@ describe('a retry after kill -9, in-memory store (journal under STATE_DIR)', () 
   });
 });
 
+describe('a retry after kill -9, when what was sent never landed', () => {
+  it('answers failed (expired, nothing landed) with the signature once it can no longer land; a new key burns', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'cinder-crash-'));
+    dirs.push(stateDir);
+    const env = { STATE_DIR: stateDir, BURN_DEADLINE_MS: '60000' };
+    const h = await createHolder();
+    const before = await chainState(h);
+    const key = newKey();
+    const server = await startServer(env);
+    // Every send is dropped by the "leader": nothing can land.
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1000 }]);
+    const lost = burn(server, h, key).catch(() => undefined);
+    for (let i = 0; (await rpcResult<number>(chain.localnet.rpcUrl, 'localnet_getDroppedSends', [])) === 0; i++) {
+      if (i > 1500) throw new Error(`the burn was never sent:\n${server.output()}`);
+      await sleep(20);
+    }
+    await kill9(server);
+    await lost;
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+
+    const restarted = await startServer(env);
+    const stillPending = await burn(restarted, h, key);
+    assert.equal(stillPending.status, 200);
+    const pendingBody = (await stillPending.json()) as { status: string; transactionId: string; message: string };
+    assert.equal(pendingBody.status, 'pending', 'its blockhash is still valid: it could land');
+    assert.match(pendingBody.message, /has not landed yet.*do not send the burn again/);
+
+    // Past the blockhash's lastValidBlockHeight (150 blocks).
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_warpSlots', [300]);
+    const expired = await burn(restarted, h, key);
+    const expiredBody = (await expired.json()) as { status: string; transactionId: string; message: string; details: { transactions: { status: string; slot: number | null }[] } };
+    assert.equal(expiredBody.status, 'failed');
+    assert.equal(expiredBody.transactionId, pendingBody.transactionId);
+    assert.deepEqual(expiredBody.details.transactions.map((t) => [t.status, t.slot]), [['failed', null]]);
+    assert.match(expiredBody.message, /blockhash expired before it landed; nothing was burned by it\. Nothing landed: send the burn again with a new Idempotency-Key\./);
+    const after = await chainState(h);
+    assert.deepEqual({ owner: after.owner, supply: after.supply, transactions: after.transactions }, { owner: before.owner, supply: before.supply, transactions: before.transactions }, 'nothing landed, no fee');
+
+    const fresh = await burn(restarted, h, newKey());
+    assert.equal(fresh.status, 200);
+    assert.equal(((await fresh.json()) as { status: string }).status, 'success');
+    await kill9(restarted);
+  });
+});
+
 describe('a retry after kill -9, Redis store', () => {
   it('a new instance on the same Redis answers with the signature that landed and its status', async () => {
     const env = { REDIS_URL: redis.url, SERVER_SECRET: TEST_SERVER_SECRET, BURN_DEADLINE_MS: '60000' };

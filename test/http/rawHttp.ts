@@ -100,16 +100,15 @@ export function exchange(
     const chunks: Buffer[] = [];
     const socket = connect({ host: '127.0.0.1', port });
     let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      socket.destroy();
+    }, timeoutMs);
     const finish = () => {
       clearTimeout(timer);
       const { responses, rest } = parseResponses(Buffer.concat(chunks), options.headRequests);
       resolve({ responses, rest: rest.toString('utf8'), elapsedMs: Date.now() - started, timedOut });
     };
-    timer = setTimeout(() => {
-      timedOut = true;
-      socket.destroy();
-    }, timeoutMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', () => {});
     socket.on('close', finish);

@@ -213,9 +213,9 @@ async function reclaimOne(ctx: CommandContext, ownerText: string | undefined): P
   }
   // One Idempotency-Key for every attempt, so that a retry can never reclaim twice.
   const idempotencyKey = stringOption(ctx.values, 'idempotency-key') ?? randomUUID();
-  const result = await ctx.patiently(() =>
-    client.reclaimRent({ userPrivateKey: key, ...options, allowNetLoss: ctx.values['allow-net-loss'] === true ? true : undefined, idempotencyKey }),
-  );
+  const call = () => client.reclaimRent({ userPrivateKey: key, ...options, allowNetLoss: ctx.values['allow-net-loss'] === true ? true : undefined, idempotencyKey });
+  // `--idempotency-key ''` sends none (SDK): then nothing makes a retry safe, so there is none (as for burn).
+  const result = idempotencyKey === '' ? await call() : await ctx.patiently(call);
   if (json) {
     await write(ctx.io.stdout, `${JSON.stringify({ preview, result }, null, 2)}\n`);
   } else {
