@@ -33,33 +33,34 @@ export function isEd25519Keypair(bytes: Uint8Array): boolean {
   }
 }
 
-function decode(text: string): Uint8Array | null {
+/** Every 64-byte reading of `text` (a text can be valid base58 and base64 at once). */
+function decodings(text: string): Uint8Array[] {
+  const found: Uint8Array[] = [];
   if (BASE58.test(text)) {
     try {
-      return new Uint8Array(getBase58Encoder().encode(text));
+      found.push(new Uint8Array(getBase58Encoder().encode(text)));
     } catch {
-      return null;
+      // not base58 after all
     }
   }
-  if (HEX.test(text)) return Buffer.from(text, 'hex');
-  if (BASE64.test(text)) return Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64');
+  if (HEX.test(text)) found.push(Buffer.from(text, 'hex'));
+  if (BASE64.test(text)) found.push(Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64'));
   if (NUMBER_ARRAY.test(text)) {
     const numbers = (JSON.parse(text) as number[]).filter((n) => n <= 255);
-    return numbers.length === 64 ? Uint8Array.from(numbers) : null;
+    if (numbers.length === 64) found.push(Uint8Array.from(numbers));
   }
-  return null;
+  return found.filter((bytes) => bytes.length === 64);
 }
 
 /** True when `text` (trimmed) is a 64-byte ed25519 keypair in one of the encodings above. */
 export function isSecretKeyText(text: string): boolean {
   const trimmed = text.trim();
   if (trimmed.length < 86 || trimmed.length > 400) return false;
-  const bytes = decode(trimmed);
-  if (!bytes) return false;
+  const candidates = decodings(trimmed);
   try {
-    return isEd25519Keypair(bytes);
+    return candidates.some(isEd25519Keypair);
   } finally {
-    bytes.fill(0);
+    for (const bytes of candidates) bytes.fill(0);
   }
 }
 

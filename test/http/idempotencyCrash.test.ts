@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { TEST_SERVER_SECRET } from '../helpers/app.ts';
+import { createTestApp, TEST_SERVER_SECRET, type TestApp } from '../helpers/app.ts';
 import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
 import { postRaw, rpcResult } from '../localnet/rawRpc.ts';
@@ -32,6 +32,7 @@ const FEE_LAMPORTS = 5_000n;
 let chain: TestChain;
 let redis: TestRedis;
 const children: ChildProcess[] = [];
+const apps: TestApp[] = [];
 const dirs: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,6 +44,7 @@ afterEach(async () => {
 });
 after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(apps.map((a) => a.close()));
   await chain.close();
   await redis.stop();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
@@ -61,6 +63,16 @@ interface Server {
   url: string;
   child: ChildProcess;
   output(): string;
+}
+
+/**
+ * The instance that starts after the crash: the real app in this process (cheaper than another
+ * child process, and just as new: it knows only what STATE_DIR or Redis kept), on a real port.
+ */
+async function restart(overrides: Parameters<typeof createTestApp>[0]): Promise<Pick<Server, 'url' | 'output'>> {
+  const app = await createTestApp(overrides, { chain });
+  apps.push(app);
+  return { url: await app.app.listen({ host: '127.0.0.1', port: 0 }), output: () => app.logs() };
 }
 
 async function startServer(env: Record<string, string>): Promise<Server> {
@@ -102,7 +114,7 @@ async function createHolder(): Promise<Holder> {
   return { signer, key: getBase58Decoder().decode(secretKey), mint };
 }
 
-function burn(server: Server, h: Holder, idempotencyKey: string, priorityFee = 0) {
+function burn(server: Pick<Server, 'url'>, h: Holder, idempotencyKey: string, priorityFee = 0) {
   return fetch(`${server.url}/api/burn_tokens`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
@@ -161,7 +173,7 @@ async function burnAndCrash(first: Server, h: Holder, key: string) {
 }
 
 /** The retry after the crash: the signature that landed, its status, and nothing sent again. */
-async function assertRecovered(server: Server, h: Holder, key: string, landed: Awaited<ReturnType<typeof burnAndCrash>>) {
+async function assertRecovered(server: Pick<Server, 'url'>, h: Holder, key: string, landed: Awaited<ReturnType<typeof burnAndCrash>>) {
   let body: { transactionId: string; status: string; tx_hash: string; message: string; details: { recovered?: boolean; signatures: string[] } } | undefined;
   for (let i = 0; i < 100; i++) {
     const retry = await burn(server, h, key);
@@ -208,19 +220,18 @@ describe('a retry after kill -9, in-memory store (journal under STATE_DIR)', () 
     // Without the journal (what the memory store did before): the burn runs again.
     const freshDir = await mkdtemp(join(tmpdir(), 'cinder-crash-'));
     dirs.push(freshDir);
-    const amnesiac = await startServer({ ...env, STATE_DIR: freshDir });
+    const amnesiac = await restart({ stateDir: freshDir, serverSecret: undefined });
     const forgotten = await burn(amnesiac, h, key);
     assert.equal(forgotten.status, 400);
     assert.equal(((await forgotten.json()) as { code: string }).code, 'NO_TOKEN_ACCOUNT');
-    await kill9(amnesiac);
 
-    const restarted = await startServer(env);
+    // No SERVER_SECRET: the new instance reads the secret the dead one generated in STATE_DIR.
+    const restarted = await restart({ stateDir, serverSecret: undefined });
     await assertRecovered(restarted, h, key, landed);
     // The dead instance's journal was taken over by the new one.
     const after = await readdir(join(stateDir, 'idempotency'));
     assert.equal(after.length, 1);
     assert.notEqual(after[0], journals[0]);
-    await kill9(restarted);
   });
 });
 
@@ -244,7 +255,7 @@ describe('a retry after kill -9, when what was sent never landed', () => {
     await lost;
     await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
 
-    const restarted = await startServer(env);
+    const restarted = await restart({ stateDir, serverSecret: undefined });
     const stillPending = await burn(restarted, h, key);
     assert.equal(stillPending.status, 200);
     const pendingBody = (await stillPending.json()) as { status: string; transactionId: string; message: string };
@@ -265,7 +276,6 @@ describe('a retry after kill -9, when what was sent never landed', () => {
     const fresh = await burn(restarted, h, newKey());
     assert.equal(fresh.status, 200);
     assert.equal(((await fresh.json()) as { status: string }).status, 'success');
-    await kill9(restarted);
   });
 });
 
@@ -275,8 +285,7 @@ describe('a retry after kill -9, Redis store', () => {
     const h = await createHolder();
     const key = newKey();
     const landed = await burnAndCrash(await startServer(env), h, key);
-    const restarted = await startServer(env);
+    const restarted = await restart({ redisUrl: redis.url, serverSecret: TEST_SERVER_SECRET });
     await assertRecovered(restarted, h, key, landed);
-    await kill9(restarted);
   });
 });
