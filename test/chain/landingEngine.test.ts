@@ -183,40 +183,6 @@ describe('one signature tracker for every transaction in flight', () => {
     assert.ok(proxy.count('getBlockHeight') <= calls.length, 'at most one block height per tick');
   });
 
-  it('260 transactions in flight: one tick asks about 256 and then the other 4; dropped sends are rebroadcast and land once', async () => {
-    const adapter = newAdapter({ rebroadcastIntervalMs: 2000 });
-    const destination = (await generateKeyPairSigner()).address;
-    const txs = await transfers(260, destination);
-    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1_000_000 }]);
-    proxy.reset();
-    const landing = Promise.all(txs.map((tx) => adapter.sendAndConfirm(tx, Date.now() + 150_000)));
-    try {
-      // While every send is dropped, all 260 are pending together: wait until every first send is
-      // out, then for the status calls of the next tick.
-      const until = Date.now() + 120_000;
-      while (proxy.count('sendTransaction') < 260) {
-        assert.ok(Date.now() < until, 'all first sends out');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      // A tick asks about every signature whose send has been answered: 256 in one call, then 4.
-      const tickOfAll = () => {
-        const sizes = statusCalls().map((c) => (c.params[0] as unknown[]).length);
-        return sizes.some((size, i) => size === MAX_SIGNATURES_PER_STATUS_CALL && sizes[i + 1] === 4);
-      };
-      while (!tickOfAll()) {
-        assert.ok(Date.now() < until, 'a tick asking about all 260 in two calls (256 + 4)');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    } finally {
-      await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
-    }
-    const outcomes = await landing;
-    assert.ok(outcomes.every((o) => o.kind === 'landed' && o.err === null));
-    assert.equal(await getLamports(chain, destination), txs.reduce((sum, _, i) => sum + 1_000_000n + BigInt(i), 0n), 'each landed exactly once');
-    assert.ok(statusCalls().every((c) => (c.params[0] as unknown[]).length <= MAX_SIGNATURES_PER_STATUS_CALL));
-    assert.ok(proxy.count('sendTransaction') >= 520, 'each dropped send was sent again');
-  });
-
   it('a transaction that never lands: expired after one final look with searchTransactionHistory, and only that one', async () => {
     const adapter = newAdapter();
     const [tx] = await transfers(1, (await generateKeyPairSigner()).address);

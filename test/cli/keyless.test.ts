@@ -17,14 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { airdropFactory, createKeyPairSignerFromBytes, getBase58Decoder, lamports as asLamports, type Address } from '@solana/kit';
+import { airdropFactory, createKeyPairSignerFromBytes, getBase58Decoder, lamports as asLamports } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { loadSponsor } from '../../src/keys/sponsor.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey } from '../helpers/keys.ts';
-import { getTransferSolInstruction } from '@solana-program/system';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
-import { emptyAccounts, lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
 
@@ -49,24 +48,10 @@ function cinder(args: string[], options: { env?: Record<string, string>; url?: s
   });
 }
 
-/** "0.00203928" (SOL) → 2039280n (lamports), signs kept. */
-function lamports(solText: string): bigint {
-  const match = /^([+-]?)(\d+)(?:\.(\d{1,9}))?$/.exec(solText);
-  assert.ok(match, `an amount of SOL: ${solText}`);
-  const value = BigInt(match[2]!) * 1_000_000_000n + BigInt((match[3] ?? '').padEnd(9, '0'));
-  return match[1] === '-' ? -value : value;
-}
-
-function summaryValue(output: string, name: string): string {
-  const match = new RegExp(`^${name}: (\\S+)`, 'm').exec(output);
-  assert.ok(match, `a "${name}:" line in:\n${output}`);
-  return match[1]!;
-}
-
 before(async () => {
   t = await createTestApp();
   url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  dir = await mkdtemp(join(tmpdir(), 'cinder-reclaim-cli-'));
+  dir = await mkdtemp(join(tmpdir(), 'cinder-keyless-cli-'));
 });
 after(async () => {
   await t.close();

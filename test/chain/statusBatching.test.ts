@@ -1,0 +1,118 @@
+/**
+ * The signature tracker at its limit, counted at a proxy in front of the local chain: more than 256
+ * transactions in flight are asked about in getSignatureStatuses calls of at most 256 (the RPC's
+ * limit). Its own file: signing and sending 260 transactions is the slowest test of the engine.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { createChainAdapter, type ChainAdapter, type SignedTransaction } from '../../src/chain/chainAdapter.ts';
+import { MAX_SIGNATURES_PER_STATUS_CALL } from '../../src/chain/signatureTracker.ts';
+import { rpcResult } from '../localnet/rawRpc.ts';
+import { createFundedSigner, getLamports, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { startRpcProxy, type RpcProxy } from './rpcProxy.ts';
+
+let chain: TestChain;
+let proxy: RpcProxy;
+let payer: KeyPairSigner;
+
+before(async () => {
+  // 400 ms slots, as a real cluster: a blockhash lives a minute, long enough to sign and send 270
+  // transactions on a busy machine.
+  chain = await startTestChain({ slotIntervalMs: 400 });
+  proxy = await startRpcProxy(chain.localnet.rpcUrl);
+  ({ signer: payer } = await createFundedSigner(chain, 100_000_000_000n));
+});
+beforeEach(async () => {
+  await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+  proxy.reset();
+});
+after(async () => {
+  await proxy.close();
+  await chain.close();
+});
+
+const newAdapter = (overrides: Partial<Parameters<typeof createChainAdapter>[0]> = {}): ChainAdapter =>
+  createChainAdapter({ rpcUrl: proxy.url, commitment: 'confirmed', pollIntervalMs: 50, rebroadcastIntervalMs: 300, ...overrides });
+
+/** `count` signed transfers from the payer (distinct amounts, so distinct signatures), with the chain's current blockhash. */
+async function transfers(count: number, destination: Address): Promise<SignedTransaction[]> {
+  const { value: lifetime } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const message = pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+        (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination, amount: 1_000_000n + BigInt(i) })], m),
+      );
+      const signed = await signTransactionMessageWithSigners(message);
+      return {
+        wire: getBase64EncodedWireTransaction(signed),
+        signature: getSignatureFromTransaction(signed),
+        lastValidBlockHeight: lifetime.lastValidBlockHeight,
+      };
+    }),
+  );
+}
+
+/** Waits (at most 40 s: a loaded machine) until one getSignatureStatuses call asked about `count` signatures at once. */
+async function untilAStatusCallAsksAbout(count: number): Promise<void> {
+  const until = Date.now() + 40_000;
+  while (!statusCalls().some((c) => (c.params[0] as unknown[]).length === count)) {
+    assert.ok(Date.now() < until, `no getSignatureStatuses call asked about ${count} signatures at once`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const statusCalls = () => proxy.requests.filter((r) => r.method === 'getSignatureStatuses');
+const searchesHistory = (r: { params: unknown[] }) => (r.params[1] as { searchTransactionHistory?: boolean } | undefined)?.searchTransactionHistory === true;
+
+describe('one signature tracker for every transaction in flight', () => {
+  it('260 transactions in flight: one tick asks about 256 and then the other 4; dropped sends are rebroadcast and land once', async () => {
+    const adapter = newAdapter({ rebroadcastIntervalMs: 2000 });
+    const destination = (await generateKeyPairSigner()).address;
+    const txs = await transfers(260, destination);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1_000_000 }]);
+    proxy.reset();
+    const landing = Promise.all(txs.map((tx) => adapter.sendAndConfirm(tx, Date.now() + 150_000)));
+    try {
+      // While every send is dropped, all 260 are pending together: wait until every first send is
+      // out, then for the status calls of the next tick.
+      const until = Date.now() + 120_000;
+      while (proxy.count('sendTransaction') < 260) {
+        assert.ok(Date.now() < until, 'all first sends out');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // A tick asks about every signature whose send has been answered: 256 in one call, then 4.
+      const tickOfAll = () => {
+        const sizes = statusCalls().map((c) => (c.params[0] as unknown[]).length);
+        return sizes.some((size, i) => size === MAX_SIGNATURES_PER_STATUS_CALL && sizes[i + 1] === 4);
+      };
+      while (!tickOfAll()) {
+        assert.ok(Date.now() < until, 'a tick asking about all 260 in two calls (256 + 4)');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+    }
+    const outcomes = await landing;
+    assert.ok(outcomes.every((o) => o.kind === 'landed' && o.err === null));
+    assert.equal(await getLamports(chain, destination), txs.reduce((sum, _, i) => sum + 1_000_000n + BigInt(i), 0n), 'each landed exactly once');
+    assert.ok(statusCalls().every((c) => (c.params[0] as unknown[]).length <= MAX_SIGNATURES_PER_STATUS_CALL));
+    assert.ok(proxy.count('sendTransaction') >= 520, 'each dropped send was sent again');
+  });
+});

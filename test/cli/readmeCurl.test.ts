@@ -1,0 +1,106 @@
+/**
+ * Every `curl` example of the whole README, run as written against the real app and the embedded
+ * local chain, with only the server address substituted and the placeholders (`<mint address>`,
+ * `<scam mint>`, `<address>`, `<base58 secret key>`, `5h3...`) filled with a real holder's mint,
+ * address and key (who also holds an empty token account, so that a reclaim has something to
+ * close) and a real signature. An HTTP error answer fails the example; a curl example this test
+ * cannot fill, or a curl block with other commands in it, fails the test.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { getBase58Decoder, type Address } from '@solana/kit';
+import { fetchMint } from '@solana-program/token';
+import { createCinderClient } from '../../src/client/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const EXAMPLE_URL = 'http://127.0.0.1:8080';
+
+let t: TestApp;
+let url: string;
+let work: string;
+let project: string;
+let signature: string;
+
+async function holder() {
+  const { signer, secretKey } = await createFundedSigner(t.chain);
+  const mint = await createTestMint(t.chain, signer, { decimals: 6 });
+  const ata = await createAta(t.chain, signer, signer.address, mint);
+  await mintTokens(t.chain, signer, mint, ata, 2_000_000n);
+  return { address: signer.address, signer, mint, secretKey, base58: getBase58Decoder().decode(secretKey) };
+}
+
+async function supplyOf(mint: Address) {
+  return (await fetchMint(t.chain.rpc, mint)).data.supply;
+}
+
+function run(command: string, args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(command, args, { cwd: project, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+before(async () => {
+  t = await createTestApp();
+  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  work = await mkdtemp(join(tmpdir(), 'cinder-readme-curl-'));
+  project = join(work, 'project');
+  await mkdir(project);
+  const h = await holder();
+  signature = (await createCinderClient({ baseUrl: url }).burnTokens({ mint: h.mint, priorityFee: 0, userPrivateKey: h.base58 })).transactionId;
+});
+after(async () => {
+  await t.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+it('every curl example of the README runs and succeeds', { timeout: 300_000 }, async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((code) => /^curl /m.test(code));
+  const curlLines = readme.split('\n').filter((line) => line.startsWith('curl ')).length;
+  assert.ok(blocks.length >= 3, `found ${blocks.length} curl blocks`);
+  let ran = 0;
+  for (const block of blocks) {
+    // A block of curl commands only (and comments, and a command's continuation lines): nothing else to set up.
+    const commands = block.split('\n').filter((line) => /^[A-Za-z]/.test(line));
+    for (const command of commands) assert.match(command, /^curl /, `a curl block with another command in it:\n${block}`);
+    const h = await holder();
+    const emptyMint = await createTestMint(t.chain, h.signer, { decimals: 0 });
+    await createAta(t.chain, h.signer, h.address, emptyMint);
+    const script = block
+      .replaceAll(EXAMPLE_URL, url)
+      .replaceAll('<mint address>', h.mint)
+      .replaceAll('<scam mint>', h.mint)
+      .replaceAll('<address>', h.address)
+      .replaceAll('<base58 secret key>', h.base58)
+      .replaceAll('5h3...', signature);
+    assert.doesNotMatch(script, /<[a-z][^>]*>|\.\.\./, `an example placeholder this test does not fill:\n${script}`);
+    // --fail-with-body: an HTTP error answer fails the example (with -e and pipefail, the block).
+    const result = await run('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --fail-with-body "$@"; }\n${script}`], { PATH: process.env.PATH!, HOME: work });
+    const where = `README curl example:\n${block}\n${result.stdout}\n${result.stderr}`;
+    assert.equal(result.code, 0, where);
+    if (/\/api\/(burn_tokens|reclaim_rent) -H/.test(block)) {
+      assert.match(result.stdout, /"status":"success"/, where);
+      assert.equal(await supplyOf(h.mint), 0n, where);
+    }
+    if (block.includes('format=keygen')) {
+      const bytes = JSON.parse(await readFile(join(project, 'id.json'), 'utf8')) as number[];
+      assert.equal(bytes.length, 64, where);
+    }
+    if (block.includes('suffix=')) {
+      for (const [, suffix, flags] of block.matchAll(/suffix=([1-9A-HJ-NP-Za-km-z]+)(&ignoreCase=true)?/g)) {
+        assert.match(result.stdout, new RegExp(`"wallets":\\["[1-9A-HJ-NP-Za-km-z]+${suffix}"`, flags ? 'i' : ''), where);
+      }
+    }
+    ran += commands.length;
+  }
+  assert.equal(ran, curlLines, 'every curl line of the README was run');
+});
