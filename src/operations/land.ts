@@ -38,9 +38,10 @@ export async function landTransactions(
   beforeSend?: BeforeSend,
 ): Promise<LandingOutcome[]> {
   if (beforeSend && transactions.length > 0) {
+    const lastValid = transactions.reduce((max, t) => (t.lastValidBlockHeight > max ? t.lastValidBlockHeight : max), 0n);
     await beforeSend(
       transactions.map((t) => t.signature),
-      transactions[0]!.lastValidBlockHeight,
+      lastValid,
     );
   }
   const outcomes = await Promise.all(

@@ -232,7 +232,7 @@ export function createPipeline(deps: PipelineDeps) {
     signer: KeyPairSigner,
     deadline: number,
     beforeSend: BeforeSend | undefined,
-  ): Promise<OperationResult & { planned: PlannedOperation }> {
+  ): Promise<OperationResult & { mint: MintState | null }> {
     const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
     const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
     const signed = await Promise.all(plan.transactions.map((t) => signTransactionMessageWithSigners(compiledMessage(plan, t))));
@@ -286,7 +286,8 @@ export function createPipeline(deps: PipelineDeps) {
       skippedAccounts: skippedOf(planned.actions),
       plannedAccounts: plan.transactions.reduce((s, t) => s + t.planned.actions.length, 0),
     };
-    return { ...result, message: describeOutcome(result, request.door, planned.mint), planned };
+    // Plain data only: the operation locks hand this result to waiters on other instances as JSON.
+    return { ...result, message: describeOutcome(result, request.door, planned.mint), mint: planned.mint };
   }
 
   return {
@@ -307,7 +308,7 @@ export function createPipeline(deps: PipelineDeps) {
       request: PipelineRequest,
       signer: KeyPairSigner,
       options: { beforeSend?: BeforeSend; deadline?: number } = {},
-    ): Promise<OperationResult & { planned: PlannedOperation }> {
+    ): Promise<OperationResult & { mint: MintState | null }> {
       const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
       return inTurn(signer.address, () => executeInTurn(request, signer, deadline, options.beforeSend));
     },

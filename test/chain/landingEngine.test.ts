@@ -22,7 +22,6 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { createChainAdapter, type ChainAdapter, type SignedTransaction } from '../../src/chain/chainAdapter.ts';
-import { MAX_SIGNATURES_PER_STATUS_CALL } from '../../src/chain/signatureTracker.ts';
 import { rpcResult } from '../localnet/rawRpc.ts';
 import { createFundedSigner, getLamports, startTestChain, type TestChain } from '../helpers/localChain.ts';
 import { startRpcProxy, type RpcProxy } from './rpcProxy.ts';

@@ -69,21 +69,12 @@ async function transfers(count: number, destination: Address): Promise<SignedTra
   );
 }
 
-/** Waits (at most 40 s: a loaded machine) until one getSignatureStatuses call asked about `count` signatures at once. */
-async function untilAStatusCallAsksAbout(count: number): Promise<void> {
-  const until = Date.now() + 40_000;
-  while (!statusCalls().some((c) => (c.params[0] as unknown[]).length === count)) {
-    assert.ok(Date.now() < until, `no getSignatureStatuses call asked about ${count} signatures at once`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const statusCalls = () => proxy.requests.filter((r) => r.method === 'getSignatureStatuses');
-const searchesHistory = (r: { params: unknown[] }) => (r.params[1] as { searchTransactionHistory?: boolean } | undefined)?.searchTransactionHistory === true;
 
 describe('one signature tracker for every transaction in flight', () => {
   it('260 transactions in flight: one tick asks about 256 and then the other 4; dropped sends are rebroadcast and land once', async () => {
-    const adapter = newAdapter({ rebroadcastIntervalMs: 2000 });
+    // Rebroadcasts every 10 s: 260 dropped sends repeated every 2 s would swamp a loaded machine.
+    const adapter = newAdapter({ rebroadcastIntervalMs: 10_000 });
     const destination = (await generateKeyPairSigner()).address;
     const txs = await transfers(260, destination);
     await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1_000_000 }]);
@@ -92,7 +83,7 @@ describe('one signature tracker for every transaction in flight', () => {
     try {
       // While every send is dropped, all 260 are pending together: wait until every first send is
       // out, then for the status calls of the next tick.
-      const until = Date.now() + 120_000;
+      const until = Date.now() + 140_000;
       while (proxy.count('sendTransaction') < 260) {
         assert.ok(Date.now() < until, 'all first sends out');
         await new Promise((resolve) => setTimeout(resolve, 50));

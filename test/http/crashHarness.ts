@@ -18,14 +18,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, afterEach, before } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, TEST_SERVER_SECRET, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
 import { postRaw, rpcResult } from '../localnet/rawRpc.ts';

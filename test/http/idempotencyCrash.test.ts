@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { rpcResult } from '../localnet/rawRpc.ts';
-import { assertRecovered, burn, burnAndCrash, chain, chainState, createHolder, dirs, kill9, newKey, redis, restart, sleep, startServer } from './crashHarness.ts';
+import { assertRecovered, burn, burnAndCrash, chain, chainState, createHolder, dirs, kill9, newKey, restart, sleep, startServer } from './crashHarness.ts';
 
 describe('a retry after kill -9, in-memory store (journal under STATE_DIR)', () => {
   it('answers with the signature that landed and its status; a fresh STATE_DIR would have answered NO_TOKEN_ACCOUNT', async () => {

@@ -1,7 +1,7 @@
 /** Crash and retry with the Redis store: a new instance on the same Redis; see crashHarness.ts. */
 import { describe, it } from 'node:test';
 import { TEST_SERVER_SECRET } from '../helpers/app.ts';
-import { assertRecovered, burn, burnAndCrash, chain, chainState, createHolder, dirs, kill9, newKey, redis, restart, sleep, startServer } from './crashHarness.ts';
+import { assertRecovered, burnAndCrash, createHolder, newKey, redis, restart, startServer } from './crashHarness.ts';
 
 describe('a retry after kill -9, Redis store', () => {
   it('a new instance on the same Redis answers with the signature that landed and its status', async () => {

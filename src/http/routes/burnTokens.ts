@@ -105,7 +105,7 @@ export function registerBurnTokensRoute(
         { busyCode: 'BURN_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2), keepWhile: (r) => r.status === 'pending' },
       );
       request.log.info({ owner: result.owner, mint: mintAddress, status: result.status, signatures: result.signatures }, 'burn finished');
-      return toBurnResponse(result, result.planned.mint!);
+      return toBurnResponse(result, result.mint!);
     },
   );
 }

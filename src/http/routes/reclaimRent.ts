@@ -109,9 +109,10 @@ export function registerReclaimRentRoutes(
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
       const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
       const deadline = Date.now() + config.burnDeadlineMs;
+      // As for burns: one reclaim per owner at a time; the lock is held while what was sent can land.
       const result = await locks.run(
         `reclaim:${signer.address}`,
-        () =>
+        (lock) =>
           pipeline.execute(
             {
               owner: signer.address,
@@ -122,9 +123,15 @@ export function registerReclaimRentRoutes(
               keyIsSeed: isSeed,
             },
             signer,
-            { deadline, beforeSend: (signatures, height) => request.cinderRecordSent(signatures, height) },
+            {
+              deadline,
+              beforeSend: async (signatures, height) => {
+                await lock.holdForLanding();
+                await request.cinderRecordSent(signatures, height);
+              },
+            },
           ),
-        { busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2) },
+        { busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2), keepWhile: (r) => r.status === 'pending' },
       );
       request.log.info({ owner: result.owner, status: result.status, signatures: result.signatures }, 'reclaim finished');
       const transactionId = result.signatures[0]!;
