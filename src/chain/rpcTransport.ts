@@ -172,8 +172,10 @@ export function createBudgetedTransport(options: BudgetedTransportOptions): Budg
         options.onRequest?.(method, 'refused');
         refusalsInARow++;
         const pauseMs = retryAfterMsOf(error) ?? Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** (refusalsInARow - 1));
+        // Requests refused together are one signal, not many: widen the spacing once per pause.
+        const firstOfBurst = Date.now() >= pausedUntil;
         pausedUntil = Math.max(pausedUntil, Date.now() + pauseMs);
-        penaltyMs = Math.min(PENALTY_MAX_MS, Math.max(penaltyMs * 2, baseSpacingMs * 0.5, 20));
+        if (firstOfBurst) penaltyMs = Math.min(PENALTY_MAX_MS, Math.max(penaltyMs * 2, baseSpacingMs * 0.5, 20));
         // Without a deadline of its own a request would wait forever on a provider that refuses
         // everything: give up after a few refusals then, as any other failed call.
         if (!config.signal && attempt >= 4) throw error;

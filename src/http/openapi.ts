@@ -21,8 +21,22 @@ import type { CinderApp } from '../app.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 
-/** Codes any /api route can answer: authentication, rate limits, the unexpected error. */
-const API: CinderErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL_ERROR'];
+/**
+ * Codes any /api route can answer: the hardened edge (src/http/edge.ts: a malformed request, a key
+ * in the URL, a wrong method, a request that does not arrive in time), authentication, rate
+ * limits, the unexpected error.
+ */
+const API: CinderErrorCode[] = [
+  'BAD_REQUEST',
+  'PRIVATE_KEY_IN_URL',
+  'METHOD_NOT_ALLOWED',
+  'REQUEST_TIMEOUT',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'UNAUTHORIZED',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+];
 /** Codes of reading a JSON request body (src/http/problem.ts). */
 const JSON_BODY: CinderErrorCode[] = [
   'INVALID_JSON',

@@ -9,7 +9,7 @@ import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, 
 import type { BlockhashLifetime, ChainAdapter } from '../chain/chainAdapter.ts';
 import { customErrorCode, describeTransactionError, tokenErrorCode } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
-import { computeUnitPriceFor, formatSol, priorityFeeCharged } from '../burn/priorityFee.ts';
+import { computeUnitPriceFor, formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
 import {
   assertFeeWithinReclaim,

@@ -2,8 +2,8 @@
  * The human sentence of an operation's result: what was burned, closed and reclaimed, the fees and
  * the net, what was skipped and why, or what went wrong. Pure.
  */
-import type { MintState } from '../burn/tokenState.ts';
-import { formatSol } from '../burn/priorityFee.ts';
+import type { MintState } from '../plan/tokenState.ts';
+import { formatSol } from '../plan/priorityFee.ts';
 import { formatNetSol } from '../plan/money.ts';
 import type { Door, OperationResult } from './pipeline.ts';
 import { reasonText } from './pipeline.ts';

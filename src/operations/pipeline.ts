@@ -15,7 +15,7 @@ import {
 } from '@solana/kit';
 import type { ChainAdapter } from '../chain/chainAdapter.ts';
 import { CinderError, type CinderErrorCode } from '../errors.ts';
-import type { MintState } from '../burn/tokenState.ts';
+import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';

@@ -44,7 +44,7 @@ import {
 import { getTransferSolInstructionDataDecoder, identifySystemInstruction, SYSTEM_PROGRAM_ADDRESS, SystemInstruction } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { formatSol, priorityFeeCharged } from '../burn/priorityFee.ts';
+import { formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';
 import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';

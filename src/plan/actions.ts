@@ -13,7 +13,7 @@
  *   minimum to the owner without closing it, in p-token and Token-2022; it refuses wrapped SOL.
  */
 import type { Address } from '@solana/kit';
-import type { MintState, TokenAccountState } from '../burn/tokenState.ts';
+import type { MintState, TokenAccountState } from './tokenState.ts';
 import { rentExemptMinimum, type Rent } from './rent.ts';
 
 export type AccountActionKind = 'close' | 'burn_and_close' | 'unwrap' | 'withdraw_excess' | 'keep' | 'skip';

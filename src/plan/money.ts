@@ -4,7 +4,7 @@
  */
 import type { Address } from '@solana/kit';
 import { CinderError } from '../errors.ts';
-import { formatSol } from '../burn/priorityFee.ts';
+import { formatSol } from './priorityFee.ts';
 
 export const BASE_FEE_LAMPORTS_PER_SIGNATURE = 5000n;
 

@@ -20,7 +20,7 @@ import {
   type ExtensionArgs,
 } from '@solana-program/token-2022';
 import { getApproveInstruction, getSyncNativeInstruction } from '@solana-program/token';
-import { NATIVE_MINT } from '../../src/burn/tokenState.ts';
+import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
 import { rpcResult } from '../localnet/rawRpc.ts';
 import { createAta, sendInstructions, type TestChain } from './localChain.ts';
 

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint as fetchMint2022, getCloseAccountInstruction } from '@solana-program/token-2022';
 import { fetchMint, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { NATIVE_MINT } from '../../src/burn/tokenState.ts';
+import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import {
   createAta,

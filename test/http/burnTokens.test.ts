@@ -18,7 +18,7 @@ import {
   setCloseAuthority,
 } from '../helpers/localChain.ts';
 import { createTestKey } from '../helpers/keys.ts';
-import { formatSol } from '../../src/burn/priorityFee.ts';
+import { formatSol } from '../../src/plan/priorityFee.ts';
 
 let t: TestApp;
 /** Every secret handed to the app in this file, to prove none is ever echoed or logged. */

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { Rent } from 'litesvm';
-import { NATIVE_MINT } from '../../src/burn/tokenState.ts';
+import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createAta, createFundedSigner, createTestMint, freezeTokenAccount, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
 import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, transferFeeExtension, transferWithFee } from '../helpers/tokenKinds.ts';

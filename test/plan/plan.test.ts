@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { address, blockhash, compileTransaction, createNoopSigner, generateKeyPairSigner, getTransactionEncoder, type Address } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { NATIVE_MINT, TOKEN_2022_PROGRAM_ADDRESS, type MintState, type TokenAccountState } from '../../src/burn/tokenState.ts';
+import { NATIVE_MINT, TOKEN_2022_PROGRAM_ADDRESS, type MintState, type TokenAccountState } from '../../src/plan/tokenState.ts';
 import { planAccountActions, type AccountAction, type WalletState } from '../../src/plan/actions.ts';
 import { assertFeeWithinReclaim, assertOwnerCanPay, canRepaySponsor, formatNetSol, leavesValidBalance, missingForFees } from '../../src/plan/money.ts';
 import {

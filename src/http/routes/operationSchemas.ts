@@ -4,7 +4,7 @@
  */
 import { isAddress, type Address } from '@solana/kit';
 import Type from 'typebox';
-import { formatSol } from '../../burn/priorityFee.ts';
+import { formatSol } from '../../plan/priorityFee.ts';
 import { CinderError } from '../../errors.ts';
 import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
 import type { PlannedOperation, OperationResult } from '../../operations/pipeline.ts';

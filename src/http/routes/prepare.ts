@@ -6,7 +6,7 @@
 import type { Address } from '@solana/kit';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../../app.ts';
-import { priorityFeeToLamports } from '../../burn/priorityFee.ts';
+import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
 import { issueRelayToken } from '../../operations/relayToken.ts';
 import {

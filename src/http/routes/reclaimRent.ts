@@ -4,7 +4,7 @@
  */
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../../app.ts';
-import { priorityFeeToLamports } from '../../burn/priorityFee.ts';
+import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
 import type { Pipeline } from '../../operations/pipeline.ts';
 import type { OperationLocks } from '../../store/operationLocks.ts';

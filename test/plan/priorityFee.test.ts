@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { computeUnitPriceFor, formatSol, priorityFeeCharged, priorityFeeToLamports } from '../../src/burn/priorityFee.ts';
+import { computeUnitPriceFor, formatSol, priorityFeeCharged, priorityFeeToLamports } from '../../src/plan/priorityFee.ts';
 import { isCinderError } from '../../src/errors.ts';
 
 const MAX = 10_000_000n; // 0.01 SOL
