@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { AppDeps, CinderApp } from './http/types.ts';
 import { errorHandler, ProblemSchema, sendProblem } from './http/problem.ts';
 import { edgeServerOptions, notFoundError, registerEdge } from './http/edge.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -11,30 +9,18 @@ import { registerHealthRoutes } from './http/routes/health.ts';
 import { registerBurnTokensRoute } from './http/routes/burnTokens.ts';
 import { registerGenerateWalletsRoute } from './http/routes/generateWallets.ts';
 import { registerTransactionsRoute } from './http/routes/transactions.ts';
-import type { ChainAdapter } from './chain/chainAdapter.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerRateLimits } from './http/rateLimit.ts';
 import { createMetrics, instrumentChain, registerMetrics } from './metrics.ts';
 import { createStores } from './store/index.ts';
-import type { WalletGenerator } from './wallets/index.ts';
-import type { Sponsor } from './keys/sponsor.ts';
 import { createPipeline } from './operations/pipeline.ts';
 import { registerPrepareRoutes } from './http/routes/prepare.ts';
 import { registerReclaimRentRoutes } from './http/routes/reclaimRent.ts';
 import { registerRelayTransactionsRoute } from './http/routes/relayTransactions.ts';
 import { monitorSponsorBalance } from './operations/sponsorMonitor.ts';
 
-export type CinderApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
-
-export interface AppDeps {
-  config: Config;
-  logger: Logger;
-  chain: ChainAdapter;
-  wallets: WalletGenerator;
-  /** The fee sponsor (SPONSOR_KEYPAIR), or none. */
-  sponsor?: Sponsor | null;
-}
+export type { AppDeps, CinderApp };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -16,7 +16,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import rateLimitPlugin from '@fastify/rate-limit';
-import type { CinderApp } from '../app.ts';
+import type { CinderApp } from './types.ts';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
 

@@ -32,7 +32,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
-import type { CinderApp } from '../app.ts';
+import type { CinderApp } from './types.ts';
 import { CinderError, toProblem } from '../errors.ts';
 import { isSecretKeyText } from '../keys/detectSecretKey.ts';
 import { sendProblem } from './problem.ts';

@@ -34,7 +34,7 @@ import type { Signature } from '@solana/kit';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { CinderApp } from '../app.ts';
+import type { CinderApp } from './types.ts';
 import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';

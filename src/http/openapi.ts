@@ -17,7 +17,7 @@ import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES, statusOf, titleOf, type CinderErrorCode } from '../errors.ts';
-import type { CinderApp } from '../app.ts';
+import type { CinderApp } from './types.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 

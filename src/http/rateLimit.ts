@@ -19,7 +19,7 @@ import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { CinderApp } from '../app.ts';
+import type { CinderApp } from './types.ts';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';

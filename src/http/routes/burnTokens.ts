@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { AppDeps, CinderApp } from '../../app.ts';
+import type { AppDeps, CinderApp } from '../types.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
 import type { OperationResult, Pipeline } from '../../operations/pipeline.ts';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
-import type { AppDeps, CinderApp } from '../../app.ts';
+import type { AppDeps, CinderApp } from '../types.ts';
 import type { Config } from '../../config.ts';
 import { CinderError, type FieldProblem } from '../../errors.ts';
 import { validationToCinderError } from '../problem.ts';

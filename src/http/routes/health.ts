@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { AppDeps, CinderApp } from '../../app.ts';
+import type { AppDeps, CinderApp } from '../types.ts';
 import { CinderError } from '../../errors.ts';
 
 export function registerHealthRoutes(app: CinderApp, { chain }: Pick<AppDeps, 'chain'>): void {

@@ -5,7 +5,7 @@
  */
 import type { Address } from '@solana/kit';
 import Type from 'typebox';
-import type { AppDeps, CinderApp } from '../../app.ts';
+import type { AppDeps, CinderApp } from '../types.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
 import { issueRelayToken } from '../../operations/relayToken.ts';

@@ -3,7 +3,7 @@
  * Both are the burn's pipeline with the whole wallet as input (src/operations/pipeline.ts).
  */
 import Type from 'typebox';
-import type { AppDeps, CinderApp } from '../../app.ts';
+import type { AppDeps, CinderApp } from '../types.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
 import type { Pipeline } from '../../operations/pipeline.ts';

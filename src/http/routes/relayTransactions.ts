@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { AppDeps, CinderApp } from '../../app.ts';
+import type { AppDeps, CinderApp } from '../types.ts';
 import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../operations/relay.ts';
 import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';

@@ -1,6 +1,6 @@
 import { isSignature } from '@solana/kit';
 import Type from 'typebox';
-import type { AppDeps, CinderApp } from '../../app.ts';
+import type { AppDeps, CinderApp } from '../types.ts';
 import { hasReachedCommitment, type SignatureStatus } from '../../chain/chainAdapter.ts';
 import type { Commitment } from '../../config.ts';
 import { describeTransactionError } from '../../chain/transactionError.ts';
