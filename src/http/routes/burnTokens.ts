@@ -6,6 +6,7 @@ import type { OperationResult, Pipeline } from '../../operations/pipeline.ts';
 import type { OperationLocks } from '../../store/operationLocks.ts';
 import {
   AllowNetLossField,
+  formA,
   OperationDetailsFields,
   operationDetails,
   parseAddress,
@@ -43,23 +44,16 @@ export const BurnResponseSchema = Type.Object({
 });
 
 export function toBurnResponse(result: OperationResult, mint: { address: string; tokenProgram: string; decimals: number }) {
-  const transactionId = result.signatures[0]!;
   const details = operationDetails(result);
-  return {
-    transactionId,
-    status: result.status,
-    message: result.message,
-    tx_hash: transactionId,
-    details: {
-      ...details,
-      mint: mint.address,
-      tokenProgram: mint.tokenProgram,
-      burnedAmount: (result.burned[0]?.amount ?? 0n).toString(),
-      decimals: mint.decimals,
-      computeUnitLimit: details.transactions[0]!.computeUnitLimit,
-      computeUnitPriceMicroLamports: details.transactions[0]!.computeUnitPriceMicroLamports,
-    },
-  };
+  return formA(result, {
+    ...details,
+    mint: mint.address,
+    tokenProgram: mint.tokenProgram,
+    burnedAmount: (result.burned[0]?.amount ?? 0n).toString(),
+    decimals: mint.decimals,
+    computeUnitLimit: details.transactions[0]!.computeUnitLimit,
+    computeUnitPriceMicroLamports: details.transactions[0]!.computeUnitPriceMicroLamports,
+  });
 }
 
 export function registerBurnTokensRoute(

@@ -85,6 +85,12 @@ export function parseBurnList(values: readonly string[] | undefined): Address[] 
 
 const u64 = (n: bigint) => n.toString();
 
+/** The specification's Form A (transactionId, status, message), its Form B alias tx_hash, and the details. */
+export function formA<D>(result: { signatures: readonly string[]; status: string; message: string }, details: D) {
+  const transactionId = result.signatures[0]!;
+  return { transactionId, status: result.status, message: result.message, tx_hash: transactionId, details };
+}
+
 export function operationDetails(result: OperationResult) {
   return {
     signatures: result.signatures,

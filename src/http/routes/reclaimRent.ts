@@ -11,6 +11,7 @@ import type { OperationLocks } from '../../store/operationLocks.ts';
 import {
   AllowNetLossField,
   BurnListField,
+  formA,
   OperationDetailsFields,
   operationDetails,
   OwnerField,
@@ -134,18 +135,11 @@ export function registerReclaimRentRoutes(
         { busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2), keepWhile: (r) => r.status === 'pending' },
       );
       request.log.info({ owner: result.owner, status: result.status, signatures: result.signatures }, 'reclaim finished');
-      const transactionId = result.signatures[0]!;
-      return {
-        transactionId,
-        status: result.status,
-        message: result.message,
-        tx_hash: transactionId,
-        details: {
-          ...operationDetails(result),
-          burned: result.burned.map((b) => ({ mint: b.mint, amount: b.amount.toString(), decimals: b.decimals })),
-          excessWithdrawnLamports: result.excessWithdrawnLamports.toString(),
-        },
-      };
+      return formA(result, {
+        ...operationDetails(result),
+        burned: result.burned.map((b) => ({ mint: b.mint, amount: b.amount.toString(), decimals: b.decimals })),
+        excessWithdrawnLamports: result.excessWithdrawnLamports.toString(),
+      });
     },
   );
 }

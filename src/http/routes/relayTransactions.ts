@@ -3,6 +3,7 @@ import type { AppDeps, CinderApp } from '../types.ts';
 import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../operations/relay.ts';
 import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
+import { formA } from './operationSchemas.ts';
 
 /** Base64 of the largest transaction. */
 const MAX_WIRE_BASE64 = Math.ceil(TRANSACTION_SIZE_LIMIT / 3) * 4;
@@ -48,18 +49,11 @@ export const RelayResponseSchema = Type.Object({
 });
 
 export function toRelayResponse(result: RelayResult) {
-  const transactionId = result.signatures[0]!;
-  return {
-    transactionId,
-    status: result.status,
-    message: result.message,
-    tx_hash: transactionId,
-    details: {
-      signatures: result.signatures,
-      slot: result.slot === null ? null : Number(result.slot),
-      transactions: result.transactions.map((t) => ({ ...t, slot: t.slot === null ? null : Number(t.slot) })),
-    },
-  };
+  return formA(result, {
+    signatures: result.signatures,
+    slot: result.slot === null ? null : Number(result.slot),
+    transactions: result.transactions.map((t) => ({ ...t, slot: t.slot === null ? null : Number(t.slot) })),
+  });
 }
 
 const problem = Type.Ref('Problem');
