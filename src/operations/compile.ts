@@ -55,8 +55,6 @@ export interface CompiledPlan {
 export interface CompileInput {
   owner: Address;
   ownerLamports: bigint;
-  /** The real signer for a keyed operation; absent for preview and prepare. */
-  ownerSigner?: TransactionSigner;
   actions: readonly AccountAction[];
   rent: Rent;
   priorityFeeLamports: bigint;
@@ -202,7 +200,8 @@ function cannotRepay(): CinderError {
  * pays when it can; a sponsor pays only when the owner cannot (or `feePayer: 'sponsor'` asks).
  */
 export async function compilePlan(chain: ChainAdapter, input: CompileInput, deadline: number): Promise<CompiledPlan> {
-  const owner = input.ownerSigner ?? createNoopSigner(input.owner);
+  // Compiling needs no key: the owner only marks the accounts that must sign (the keyed door signs later).
+  const owner = createNoopSigner(input.owner);
   if (input.feePayer === 'sponsor') {
     if (!input.sponsor) throw sponsorUnavailable('No fee sponsor is configured on this service (SPONSOR_KEYPAIR).');
     return compileSponsored(chain, input, owner, input.sponsor, deadline);
