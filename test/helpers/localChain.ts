@@ -90,6 +90,14 @@ export async function createFundedSigner(
   return { signer, secretKey };
 }
 
+/**
+ * Signatures this process has sent. With slots of 400 ms, a test that sends the same
+ * instructions twice within one slot (re-creating an account it just closed, say) would sign the
+ * very same transaction again, which the chain refuses as already processed; such a repeat waits
+ * for the next blockhash instead, as a real client would have to.
+ */
+const sentSignatures = new Set<string>();
+
 /** Builds, signs, sends and confirms (at "confirmed") one transaction. */
 export async function sendInstructions(
   chain: TestChain,
@@ -97,21 +105,29 @@ export async function sendInstructions(
   instructions: Instruction[],
   extraSigners: TransactionSigner[] = [],
 ): Promise<Signature> {
-  const { value: latestBlockhash } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-    (m) => addSignersToTransactionMessage(extraSigners, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latestBlockhash, m),
-  );
-  const transaction = await signTransactionMessageWithSigners(message);
-  assertIsSendableTransaction(transaction);
-  assertIsTransactionWithBlockhashLifetime(transaction);
-  await sendAndConfirmTransactionFactory({ rpc: chain.rpc, rpcSubscriptions: chain.rpcSubscriptions })(transaction, {
-    commitment: 'confirmed',
-  });
-  return getSignatureFromTransaction(transaction);
+  for (let attempt = 0; ; attempt++) {
+    const { value: latestBlockhash } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+      (m) => addSignersToTransactionMessage(extraSigners, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(latestBlockhash, m),
+    );
+    const transaction = await signTransactionMessageWithSigners(message);
+    const signature = getSignatureFromTransaction(transaction);
+    if (sentSignatures.has(signature) && attempt < 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    sentSignatures.add(signature);
+    assertIsSendableTransaction(transaction);
+    assertIsTransactionWithBlockhashLifetime(transaction);
+    await sendAndConfirmTransactionFactory({ rpc: chain.rpc, rpcSubscriptions: chain.rpcSubscriptions })(transaction, {
+      commitment: 'confirmed',
+    });
+    return signature;
+  }
 }
 
 /** A new mint whose mint authority is `payer`. Default: 9 decimals, classic SPL Token, no freeze authority. */
