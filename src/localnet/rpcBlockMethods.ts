@@ -144,12 +144,12 @@ function performanceSamples(chain: Chain, limit: number) {
   const samples: { slot: number; numSlots: number; numTransactions: number; numNonVoteTransactions: number; samplePeriodSecs: number }[] = [];
   let end = chain.slot;
   const first = chain.firstAvailableBlock;
-  while (samples.length < limit && end > first) {
+  while (samples.length < limit && end >= first) {
     const endBlock = chain.blockAtOrBefore(end);
     if (!endBlock) break;
     let start = endBlock.slot;
     let transactions = 0;
-    for (let s = endBlock.slot; s > first; s--) {
+    for (let s = endBlock.slot; s >= first; s--) {
       const block = chain.getBlock(s);
       if (block && endBlock.blockTime - block.blockTime >= SAMPLE_PERIOD_SECS) break;
       start = s - 1;
