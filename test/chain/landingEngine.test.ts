@@ -6,69 +6,13 @@
  * look at an expired one.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import {
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address,
-  type KeyPairSigner,
-} from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
-import { createChainAdapter, type ChainAdapter, type SignedTransaction } from '../../src/chain/chainAdapter.ts';
+import { describe, it } from 'node:test';
+import { generateKeyPairSigner } from '@solana/kit';
 import { rpcResult } from '../localnet/rawRpc.ts';
-import { createFundedSigner, getLamports, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { startRpcProxy, type RpcProxy } from './rpcProxy.ts';
+import { createFundedSigner, getLamports } from '../helpers/localChain.ts';
+import { chain, newAdapter, payer, proxy, transfers, useEngineFixture } from './engineFixture.ts';
 
-let chain: TestChain;
-let proxy: RpcProxy;
-let payer: KeyPairSigner;
-
-before(async () => {
-  // 400 ms slots, as a real cluster: a blockhash lives a minute, long enough to sign and send 270
-  // transactions on a busy machine.
-  chain = await startTestChain({ slotIntervalMs: 400 });
-  proxy = await startRpcProxy(chain.localnet.rpcUrl);
-  ({ signer: payer } = await createFundedSigner(chain, 100_000_000_000n));
-});
-beforeEach(async () => {
-  await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
-  proxy.reset();
-});
-after(async () => {
-  await proxy.close();
-  await chain.close();
-});
-
-const newAdapter = (overrides: Partial<Parameters<typeof createChainAdapter>[0]> = {}): ChainAdapter =>
-  createChainAdapter({ rpcUrl: proxy.url, commitment: 'confirmed', pollIntervalMs: 50, rebroadcastIntervalMs: 300, ...overrides });
-
-/** `count` signed transfers from the payer (distinct amounts, so distinct signatures), with the chain's current blockhash. */
-async function transfers(count: number, destination: Address): Promise<SignedTransaction[]> {
-  const { value: lifetime } = await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-  return Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const message = pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-        (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination, amount: 1_000_000n + BigInt(i) })], m),
-      );
-      const signed = await signTransactionMessageWithSigners(message);
-      return {
-        wire: getBase64EncodedWireTransaction(signed),
-        signature: getSignatureFromTransaction(signed),
-        lastValidBlockHeight: lifetime.lastValidBlockHeight,
-      };
-    }),
-  );
-}
+useEngineFixture();
 
 /** Waits (at most 40 s: a loaded machine) until one getSignatureStatuses call asked about `count` signatures at once. */
 async function untilAStatusCallAsksAbout(count: number): Promise<void> {
