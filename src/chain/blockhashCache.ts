@@ -40,15 +40,16 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
   const minRemainingBlocks = options.minRemainingBlocks ?? 100n;
   const maxAgeSlots = options.maxAgeSlots ?? 50n;
   let cached: { lifetime: BlockhashLifetime; fetchedAt: number; slot: bigint } | undefined;
-  let inFlight: Promise<BlockhashLifetime> | undefined;
+  /** The one getLatestBlockhash under way, and the deadline of the caller that started it. */
+  let inFlight: { promise: Promise<BlockhashLifetime>; deadline: number } | undefined;
   let highestBlockHeight = 0n;
   let highestSlot = 0n;
 
   const usable = (entry: { lifetime: BlockhashLifetime; slot: bigint }) =>
     entry.lifetime.lastValidBlockHeight - highestBlockHeight >= minRemainingBlocks && highestSlot - entry.slot <= maxAgeSlots;
 
-  function refresh(deadline: number): Promise<BlockhashLifetime> {
-    inFlight ??= options
+  function startFetch(deadline: number): { promise: Promise<BlockhashLifetime>; deadline: number } {
+    const promise = options
       .fetch(deadline)
       .then(({ lifetime, slot }) => {
         cached = { lifetime, fetchedAt: Date.now(), slot };
@@ -56,9 +57,22 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
         return lifetime;
       })
       .finally(() => {
-        inFlight = undefined;
+        if (inFlight?.promise === promise) inFlight = undefined;
       });
-    return inFlight;
+    return { promise, deadline };
+  }
+
+  async function refresh(deadline: number): Promise<BlockhashLifetime> {
+    const shared = (inFlight ??= startFetch(deadline));
+    try {
+      return await shared.promise;
+    } catch (error) {
+      // A shared fetch runs on the time of the caller that started it (an earlier request, or a
+      // background refresh). When it gives up, a caller with time left tries again on its own time
+      // instead of failing with someone else's deadline.
+      if (shared.deadline < deadline && Date.now() < deadline) return refresh(deadline);
+      throw error;
+    }
   }
 
   return {
