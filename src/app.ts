@@ -85,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     burnDeadlineMs: deps.config.burnDeadlineMs,
     sponsor: deps.sponsor ?? null,
     localChain: deps.config.solanaRpcUrl === undefined,
+    turns: stores.locks,
   });
   registerBurnTokensRoute(app, { config: deps.config, pipeline, locks: stores.locks });
   registerReclaimRentRoutes(app, { config: deps.config, pipeline, locks: stores.locks });

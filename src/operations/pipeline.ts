@@ -18,6 +18,7 @@ import { CinderError, type CinderErrorCode } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
+import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
@@ -31,6 +32,8 @@ export interface PipelineDeps {
   sponsor: Sponsor | null;
   /** The embedded local chain is in use (messages say so where it matters). */
   localChain: boolean;
+  /** Signing operations of one owner take turns (src/store/operationLocks.ts). */
+  turns: Pick<OperationLocks, 'takeTurn'>;
 }
 
 /** What the owner asked for: one mint burned (a burn), or the whole wallet cleaned (a reclaim). */
@@ -152,27 +155,6 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
 
 export function createPipeline(deps: PipelineDeps) {
   const { chain } = deps;
-
-  /**
-   * One signing operation per owner at a time in this process, whatever the door: a burn and a
-   * reclaim of the same wallet planned side by side would both close the same accounts, and the
-   * second transaction could only fail after charging its fee. Duplicates of one request are
-   * joined before this (the operation locks); this only makes different requests take turns.
-   */
-  const ownerTurns = new Map<Address, Promise<unknown>>();
-  function inTurn<T>(owner: Address, work: () => Promise<T>): Promise<T> {
-    const previous = ownerTurns.get(owner) ?? Promise.resolve();
-    const mine = previous.then(work, work);
-    const settled = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    ownerTurns.set(owner, settled);
-    void settled.then(() => {
-      if (ownerTurns.get(owner) === settled) ownerTurns.delete(owner);
-    });
-    return mine;
-  }
 
   /** Read → plan → compile. Never throws for a money rule: the problem is returned, for the preview to show. */
   async function planOperation(request: PipelineRequest, deadline: number): Promise<PlannedOperation> {
@@ -310,7 +292,27 @@ export function createPipeline(deps: PipelineDeps) {
       options: { beforeSend?: BeforeSend; deadline?: number } = {},
     ): Promise<OperationResult & { mint: MintState | null }> {
       const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
-      return inTurn(signer.address, () => executeInTurn(request, signer, deadline, options.beforeSend));
+      // One signing operation per owner at a time, in this process and across instances, whatever
+      // the door: a burn and a reclaim of one wallet planned side by side would both close the same
+      // accounts, and the second transaction could only fail after charging its fee. A turn that
+      // ends `pending` is kept while what it sent can still land. (Duplicates of one request are
+      // joined before this, by the operation locks; this only makes different requests take turns.)
+      return deps.turns.takeTurn(
+        `owner:${signer.address}`,
+        (turn) =>
+          executeInTurn(request, signer, deadline, async (signatures, lastValidBlockHeight) => {
+            await turn.holdForLanding();
+            await options.beforeSend?.(signatures, lastValidBlockHeight);
+          }),
+        {
+          busyCode: request.door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
+          busyDetail:
+            'Another burn or reclaim of this wallet is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
+          // Half of what is left: the other half is for this operation's own work.
+          maxWaitMs: Math.max(0, Math.floor((deadline - Date.now()) / 2)),
+          keepWhile: (result) => result.status === 'pending',
+        },
+      );
     },
   };
 }

@@ -20,6 +20,13 @@
  *   with the key answers with that result instead of signing a second transaction that could only
  *   fail on chain (and cost its fee).
  *
+ * - Turns (`takeTurn`): different operations of one owner (a burn and a reclaim, burns of two
+ *   mints) must not plan from the same chain state at once, or one closes an account the other's
+ *   transaction also closes, and that one fails on chain at its fee payer's cost. They take turns,
+ *   in this process and across instances: a turn is the same lock without the join (each caller
+ *   runs its own `fn`, no outcome is handed over), held for landing like a run; a caller that
+ *   cannot get its turn within `maxWaitMs` is answered 409 and sends nothing.
+ *
  * Written here rather than taken from a library: Redlock-style libraries give mutual exclusion
  * but neither the in-process join nor the hand-over of the holder's answer to the waiters, which
  * is what turns a duplicate into "the same answer" instead of a second transaction.
@@ -50,8 +57,16 @@ export interface HeldLock {
   holdForLanding(): Promise<void>;
 }
 
+export interface TurnOptions<T = unknown> extends RunOptions<T> {
+  /** The 409's detail when the turn does not come in time. */
+  busyDetail: string;
+}
+
 export interface OperationLocks {
+  /** One run per key: a second caller with the same key joins the running one (same answer). */
   run<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: RunOptions<T>): Promise<T>;
+  /** One at a time per key: a second caller waits its turn, then runs its own `fn`. */
+  takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: TurnOptions<T>): Promise<T>;
 }
 
 export interface OperationLocksOptions {
@@ -175,7 +190,13 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
   const outcomeKey = (token: string) => outcomePrefix + token;
 
   /** Runs fn under the Redis lock, leaving its outcome for waiters of other instances. */
-  async function runLocked<T>(lockKey: string, token: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>): Promise<T> {
+  async function runLocked<T>(
+    lockKey: string,
+    token: string,
+    fn: (lock: HeldLock) => Promise<T>,
+    runOptions: RunOptions<T>,
+    leaveOutcome: boolean,
+  ): Promise<T> {
     const commands = client!;
     let lost = false;
     let heldUntil = 0;
@@ -224,12 +245,13 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
       keep ||= outcome?.ok !== true && heldUntil > Date.now();
       const outcomeTtlMs = Math.max(OUTCOME_TTL_MS, heldUntil - Date.now());
       await commands
-        .cinderLockRelease(lockKey, outcomeKey(token), token, outcome ? encodeOutcome(outcome) : '', outcomeTtlMs, keep ? '1' : '0')
+        .cinderLockRelease(lockKey, outcomeKey(token), token, outcome && leaveOutcome ? encodeOutcome(outcome) : '', outcomeTtlMs, keep ? '1' : '0')
         .catch((error: unknown) => logger.warn({ lock: lockKey, err: error }, 'could not release an operation lock (Redis); it expires on its own'));
     }
   }
 
-  async function acquireAcrossInstances<T>(key: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>): Promise<T> {
+  /** join: a holder's outcome answers this caller too (a run); without it each caller waits and runs its own fn (a turn). */
+  async function acquireAcrossInstances<T>(key: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>, join: boolean, busy: () => CinderError): Promise<T> {
     const commands = client!;
     const lockKey = prefix + key;
     const token = randomUUID();
@@ -243,18 +265,16 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
         throw unavailable(error);
       }
       const [state, value] = reply;
-      if (state === 1) return runLocked(lockKey, token, fn, runOptions);
+      if (state === 1) return runLocked(lockKey, token, fn, runOptions, join);
       if (state === 2) {
         // The holder we waited for finished: its answer is ours (a duplicate joins the first).
         const outcome = decodeOutcome(value!);
         if (outcome.ok) return outcome.value as T;
         throw outcomeError(outcome.error);
       }
-      holder = value!;
+      if (join) holder = value!; // a turn never looks for the last holder's outcome (turns leave none)
       const now = Date.now();
-      if (now >= giveUpAt) {
-        throw new CinderError(runOptions.busyCode, BUSY_DETAIL[runOptions.busyCode], { headers: { 'retry-after': '2' } });
-      }
+      if (now >= giveUpAt) throw busy();
       // A little jitter, so that waiters of several instances do not poll in step.
       await sleep(Math.min(giveUpAt - now, pollIntervalMs / 2 + Math.random() * pollIntervalMs));
     }
@@ -273,12 +293,36 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
     return value;
   }
 
+  const busyError = (code: BusyCode, detail: string) => () => new CinderError(code, detail, { headers: { 'retry-after': '2' } });
+
+  /** In this process: whose turn it is per key, and a promise that settles when it ends. */
+  const turns = new Map<string, Promise<void>>();
+
+  /** Waits until no one in this process has the key's turn (or gives up), then takes it; returns its release. */
+  async function waitForTurnInProcess(key: string, giveUpAt: number, busy: () => CinderError): Promise<() => void> {
+    for (let current = turns.get(key); current; current = turns.get(key)) {
+      const remaining = giveUpAt - Date.now();
+      if (remaining <= 0) throw busy();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([current, new Promise<void>((resolve) => (timer = setTimeout(resolve, remaining)))]);
+      clearTimeout(timer);
+    }
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => (end = resolve));
+    turns.set(key, mine);
+    return () => {
+      if (turns.get(key) === mine) turns.delete(key);
+      end();
+    };
+  }
+
   return {
     run<T>(key: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>): Promise<T> {
       const joined = running.get(key);
       if (joined) return joined as Promise<T>;
       const hold = { until: 0 };
-      const started = (client ? acquireAcrossInstances(key, fn, runOptions) : runInProcess(fn, runOptions, hold)).finally(() => {
+      const busy = busyError(runOptions.busyCode, BUSY_DETAIL[runOptions.busyCode]);
+      const started = (client ? acquireAcrossInstances(key, fn, runOptions, true, busy) : runInProcess(fn, runOptions, hold)).finally(() => {
         const forget = () => {
           if (running.get(key) === started) running.delete(key);
         };
@@ -291,6 +335,24 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
       started.catch(() => undefined);
       running.set(key, started);
       return started;
+    },
+
+    async takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>): Promise<T> {
+      const giveUpAt = Date.now() + turnOptions.maxWaitMs;
+      const busy = busyError(turnOptions.busyCode, turnOptions.busyDetail);
+      // This process's callers queue here first, so only one of them at a time asks Redis.
+      const release = await waitForTurnInProcess(key, giveUpAt, busy);
+      const hold = { until: 0 };
+      try {
+        return await (client
+          ? acquireAcrossInstances(key, fn, { ...turnOptions, maxWaitMs: Math.max(0, giveUpAt - Date.now()) }, false, busy)
+          : runInProcess(fn, turnOptions, hold));
+      } finally {
+        // Held for landing (without Redis; with it, Redis keeps the key): the next turn waits for the hold to end.
+        const remaining = hold.until - Date.now();
+        if (remaining > 0) setTimeout(release, remaining).unref();
+        else release();
+      }
     },
   };
 }

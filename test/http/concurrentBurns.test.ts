@@ -113,7 +113,7 @@ describe('identical burns sent together, one instance, no Idempotency-Key', () =
     });
   }
 
-  it('burns of two different mints of one owner run side by side (the lock is per owner and mint)', async () => {
+  it('burns of two different mints of one owner both land: neither joins the other (they take turns on the wallet)', async () => {
     const h = await createHolder();
     const otherMint = await createTestMint(chain, h.signer, { decimals: 0 });
     const otherAta = await createAta(chain, h.signer, h.signer.address, otherMint);
@@ -165,9 +165,37 @@ function pendingHoldsTheKey(store: 'memory' | 'redis') {
   });
 }
 
-describe('a pending burn holds its owner and mint', () => {
+/**
+ * The same pending burn and a reclaim of the same wallet: the reclaim would plan the account the
+ * pending burn closes, and its transaction could only fail once the burn lands. It waits for its
+ * turn and, the turn being held for landing, answers 409 with nothing sent, on any instance.
+ */
+function pendingHoldsTheOwner(store: 'memory' | 'redis') {
+  it(`a burn still pending: a reclaim of the same wallet answers 409 RECLAIM_IN_PROGRESS, nothing sent (${store})`, async () => {
+    const overrides = { burnDeadlineMs: 2000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) };
+    const first = await newApp(overrides);
+    const second = store === 'redis' ? await newApp(overrides) : first;
+    const h = await createHolder();
+    const before = await chainState(h);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ failAfterSend: true }]);
+    const pending = await burn(first, h);
+    assert.equal(pending.json().status, 'pending', pending.body);
+    // Still answering 503 to everything: a reclaim that ran would be a 503, not a 409.
+    const reclaim = await second.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: h.key, priorityFee: 0, burn: [h.mint] } });
+    assert.equal(reclaim.statusCode, 409, reclaim.body);
+    assert.equal(reclaim.json().code, 'RECLAIM_IN_PROGRESS');
+    assert.match(reclaim.json().detail, /sent transactions that may still land.*Nothing was sent/);
+    assert.equal(reclaim.headers['retry-after'], '2');
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+    assertOneBurn(before, await chainState(h));
+  });
+}
+
+describe('a pending burn holds its owner and mint, and its owner\'s wallet', () => {
   pendingHoldsTheKey('memory');
   pendingHoldsTheKey('redis');
+  pendingHoldsTheOwner('memory');
+  pendingHoldsTheOwner('redis');
 });
 
 describe('identical burns on two instances sharing one Redis', () => {
@@ -192,6 +220,27 @@ describe('identical burns on two instances sharing one Redis', () => {
       assertOneBurn(before, await chainState(h), BigInt(answers[0]!.json().details.feeLamports as string));
     });
   }
+
+  it('a burn on A and a reclaim of the same wallet on B at once take turns: every transaction lands, each rent comes back once', async () => {
+    const h = await createHolder();
+    const otherMint = await createTestMint(chain, h.signer, { decimals: 0 });
+    const otherAta = await createAta(chain, h.signer, h.signer.address, otherMint); // empty: the reclaim closes it
+    const ownerBefore = await getLamports(chain, h.signer.address);
+    await setDelay(100);
+    const [burned, reclaimed] = await Promise.all([
+      burn(a, h),
+      b.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: h.key, priorityFee: 0, burn: [h.mint] } }),
+    ]);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
+    const answers = [burned, reclaimed].filter((r) => r.statusCode === 200).map((r) => r.json());
+    // Whichever went second saw the chain after the first: a burn with nothing left to burn is a 400.
+    for (const r of [burned, reclaimed]) if (r.statusCode !== 200) assert.equal(r.json().code, 'NO_TOKEN_ACCOUNT', r.body);
+    const transactions = answers.flatMap((x) => x.details.transactions);
+    assert.ok(transactions.length > 0 && transactions.every((tx: { status: string }) => tx.status === 'success'), JSON.stringify(transactions));
+    assert.deepEqual(answers.flatMap((x) => x.details.closedAccounts).sort(), [h.ata, otherAta].sort());
+    const fees = answers.reduce((sum, x) => sum + BigInt(x.details.feeLamports as string), 0n);
+    assert.equal(await getLamports(chain, h.signer.address), ownerBefore + 2n * RENT_LAMPORTS - fees);
+  });
 
   it('Redis unreachable: 503 SERVICE_UNAVAILABLE, nothing sent (the lock fails closed)', async () => {
     const h = await createHolder();

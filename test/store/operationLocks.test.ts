@@ -3,6 +3,8 @@
  * running one; across instances (two locks on two Redis connections, as two servers would have)
  * a duplicate waits for the holder and answers with its outcome, gives up with 409 after
  * maxWaitMs, or runs itself when the holder died; Redis down → 503 before anything runs.
+ * Turns (takeTurn): different operations of one owner wait for each other and each runs its own
+ * fn, in one process and across instances; a turn held for landing makes the next one 409.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +18,7 @@ import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
 
 const logger = pino({ level: 'silent' });
 const burn = { busyCode: 'BURN_IN_PROGRESS' as const, maxWaitMs: 10_000 };
+const turn = { busyCode: 'RECLAIM_IN_PROGRESS' as const, maxWaitMs: 10_000, busyDetail: 'another operation of this wallet is under way' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A promise and the functions that settle it, so a test decides when an operation ends. */
@@ -99,6 +102,50 @@ describe('operation locks in one process (no Redis)', () => {
       return 'success';
     }, { ...burn, keepWhile });
     assert.equal(await held.run(key, async () => 'ran', { ...burn, keepWhile }), 'ran');
+  });
+
+  it('turns: a second caller with the key waits for the first to end, then runs its own fn', async () => {
+    const key = newKey();
+    const events: string[] = [];
+    const first = gate<string>();
+    const a = locks.takeTurn(key, async () => {
+      events.push('a starts');
+      const value = await first.promise;
+      events.push('a ends');
+      return value;
+    }, turn);
+    const b = locks.takeTurn(key, async () => {
+      events.push('b starts');
+      return 'b';
+    }, turn);
+    await sleep(50);
+    assert.deepEqual(events, ['a starts'], 'b waits while a has the turn');
+    first.resolve('a');
+    assert.deepEqual(await Promise.all([a, b]), ['a', 'b'], 'each ran its own fn (no join)');
+    assert.deepEqual(events, ['a starts', 'a ends', 'b starts']);
+  });
+
+  it('turns: one that ends pending after holdForLanding is kept, and the next caller gets 409 after maxWaitMs without running', async () => {
+    const held = createOperationLocks({ redis: null, logger, landingHoldMs: 60_000 });
+    const key = newKey();
+    const keepWhile = (r: string) => r === 'pending';
+    assert.equal(await held.takeTurn(key, async (lock) => {
+      await lock.holdForLanding();
+      return 'pending';
+    }, { ...turn, keepWhile }), 'pending');
+    let calls = 0;
+    await assert.rejects(
+      held.takeTurn(key, async () => String(++calls), { ...turn, maxWaitMs: 100, keepWhile }),
+      (e: unknown) => e instanceof CinderError && e.code === 'RECLAIM_IN_PROGRESS' && e.status === 409 && e.message === turn.busyDetail && e.headers['retry-after'] === '2',
+    );
+    assert.equal(calls, 0);
+    // A final result frees the turn at once.
+    const other = newKey();
+    await held.takeTurn(other, async (lock) => {
+      await lock.holdForLanding();
+      return 'success';
+    }, { ...turn, keepWhile });
+    assert.equal(await held.takeTurn(other, async () => 'ran', { ...turn, maxWaitMs: 0, keepWhile }), 'ran');
   });
 
   it('different keys do not wait for each other', async () => {
@@ -271,6 +318,39 @@ describe('operation locks across instances (one real Redis)', () => {
     await sleep(600);
     let bCalls = 0;
     await assert.rejects(b.run(key, async () => String(++bCalls), { ...burn, maxWaitMs: 300 }), { code: 'BURN_IN_PROGRESS' });
+    assert.equal(bCalls, 0);
+  });
+
+  it('turns across instances: B waits while A has the turn, then runs its own fn; no outcome is handed over', async () => {
+    const [a, b] = await Promise.all([instance(), instance()]);
+    const key = newKey();
+    const release = gate<string>();
+    const first = a.takeTurn(key, () => release.promise, turn);
+    await sleep(50);
+    assert.notEqual(await lockValue(key), '$-1', 'A holds the turn in Redis');
+    let bRan = false;
+    const second = b.takeTurn(key, async () => {
+      bRan = true;
+      return 'b';
+    }, turn);
+    await sleep(100);
+    assert.equal(bRan, false, 'B waits');
+    release.resolve('a');
+    assert.deepEqual(await Promise.all([first, second]), ['a', 'b']);
+    assert.equal(await lockValue(key), '$-1', 'released');
+  });
+
+  it('turns across instances: a turn that ends pending keeps the key, so another instance answers 409 and runs nothing', async () => {
+    const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
+    const key = newKey();
+    const keepWhile = (r: string) => r === 'pending';
+    assert.equal(await a.takeTurn(key, async (lock) => {
+      await lock.holdForLanding();
+      return 'pending';
+    }, { ...turn, keepWhile }), 'pending');
+    await sleep(600); // two lock TTLs: without the hold the turn would be free
+    let bCalls = 0;
+    await assert.rejects(b.takeTurn(key, async () => String(++bCalls), { ...turn, maxWaitMs: 200, keepWhile }), { code: 'RECLAIM_IN_PROGRESS', message: turn.busyDetail });
     assert.equal(bCalls, 0);
   });
 
