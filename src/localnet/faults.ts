@@ -5,6 +5,8 @@
  *
  * - dropSends: the next N sendTransaction calls answer the signature but never execute it (a
  *   leader that dropped the packet);
+ * - dropOneTransaction: the first transaction sent after it is set is dropped on every send (a
+ *   leader that never includes it), every other transaction executes: one of several lands;
  * - haltBlocks: no new slots, and every sent transaction is dropped (a stalled cluster), so nothing
  *   lands and no blockhash expires;
  * - failRequests + failStatus (+ retryAfterSeconds): the next N HTTP requests answer 429 / 500 / 503;
@@ -20,6 +22,7 @@ import { invalidParams } from './rpcErrors.ts';
 
 export interface FaultSettings {
   dropSends: number;
+  dropOneTransaction: boolean;
   haltBlocks: boolean;
   failRequests: number;
   failStatus: 429 | 500 | 503;
@@ -31,6 +34,7 @@ export interface FaultSettings {
 
 const NONE: FaultSettings = {
   dropSends: 0,
+  dropOneTransaction: false,
   haltBlocks: false,
   failRequests: 0,
   failStatus: 503,
@@ -77,6 +81,7 @@ function validated(changes: unknown, current: FaultSettings): FaultSettings {
         next[key] = value as number;
         break;
       case 'haltBlocks':
+      case 'dropOneTransaction':
       case 'failAfterSend':
         if (typeof value !== 'boolean') throw invalidParams(`Invalid params: ${key} must be a boolean.`);
         next[key] = value;
@@ -100,6 +105,8 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
   let settings: FaultSettings = { ...NONE };
   let lostAfterSend = false;
   let droppedSends = 0;
+  /** Under dropOneTransaction: the signature of the transaction that never executes. */
+  let droppedSignature: string | null = null;
 
   return {
     get settings() {
@@ -113,27 +120,36 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
       if (next.haltBlocks !== settings.haltBlocks) hooks.haltBlocks(next.haltBlocks);
       settings = next;
       if (!settings.failAfterSend) lostAfterSend = false;
+      if (!settings.dropOneTransaction) droppedSignature = null;
       return settings;
     },
     clear() {
       if (settings.haltBlocks) hooks.haltBlocks(false);
       settings = { ...NONE };
       lostAfterSend = false;
+      droppedSignature = null;
     },
 
     async intercept(call, next) {
       if (call.method !== 'sendTransaction') return next(call);
-      if (settings.dropSends > 0 || settings.haltBlocks) {
+      if (settings.dropSends > 0 || settings.haltBlocks || settings.dropOneTransaction) {
         const params = Array.isArray(call.params) ? call.params : [];
         const encoding = (params[1] as { encoding?: string } | undefined)?.encoding === 'base64' ? 'base64' : 'base58';
+        let signature: string | undefined;
         try {
-          const signature = signaturesOf(decodeTransactionText(String(params[0]), encoding))[0];
-          if (!settings.haltBlocks) settings = { ...settings, dropSends: settings.dropSends - 1 };
+          signature = signaturesOf(decodeTransactionText(String(params[0]), encoding))[0];
+        } catch {
+          // Malformed: the real method reports it.
+        }
+        let drop = signature !== undefined;
+        if (drop && settings.dropSends === 0 && !settings.haltBlocks) {
+          droppedSignature ??= signature!; // dropOneTransaction: only that one, on every send
+          drop = signature === droppedSignature;
+        } else if (drop && !settings.haltBlocks) settings = { ...settings, dropSends: settings.dropSends - 1 };
+        if (drop) {
           droppedSends++;
           if (settings.failAfterSend) lostAfterSend = true;
           return { result: signature };
-        } catch {
-          return next(call); // let the real method report the malformed transaction
         }
       }
       const reply = await next(call);
