@@ -6,71 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { getAddressDecoder, getBase58Decoder, type Address } from '@solana/kit';
-import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+import { describe, it } from 'node:test';
+import { getAddressDecoder } from '@solana/kit';
+import { createTestApp } from '../helpers/app.ts';
 import { startFormBServer, type FormBServer } from '../client/formBServer.ts';
+import { BIN, cinder, dir, holder, supplyOf, t, url, useCliApp, type Run } from './cliFixture.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let t: TestApp;
-let url: string;
-let dir: string;
-const secrets: string[] = [];
-
-/** Runs the real binary (through its shebang), with only the environment given. */
-function cinder(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      BIN,
-      args,
-      { cwd: options.cwd ?? dir, env: { PATH: process.env.PATH!, HOME: dir, ...options.env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        for (const secret of secrets) {
-          assert.ok(!stdout.includes(secret) && !stderr.includes(secret), `cinder ${args[0]} never prints a key`);
-        }
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function holder() {
-  const { signer, secretKey } = await createFundedSigner(t.chain);
-  const mint = await createTestMint(t.chain, signer, { decimals: 6 });
-  const ata = await createAta(t.chain, signer, signer.address, mint);
-  await mintTokens(t.chain, signer, mint, ata, 5_000_000n);
-  const base58 = getBase58Decoder().decode(secretKey);
-  secrets.push(base58);
-  return { address: signer.address, mint, secretKey, base58, keygen: JSON.stringify([...secretKey]) };
-}
-
-async function supplyOf(mint: Address) {
-  return (await fetchMint(t.chain.rpc, mint)).data.supply;
-}
-
-before(async () => {
-  t = await createTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  dir = await mkdtemp(join(tmpdir(), 'cinder-cli-'));
-});
-after(async () => {
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useCliApp('cinder-cli-');
 
 describe('cinder (usage)', () => {
   it('--help, --version, and a usage error without a command', async () => {

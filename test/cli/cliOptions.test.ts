@@ -5,53 +5,13 @@
  * loud, with one Idempotency-Key for every attempt of a burn.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { getBase58Decoder } from '@solana/kit';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+import { describe, it } from 'node:test';
 import { startFormBServer, type FormBServer } from '../client/formBServer.ts';
+import { cinder, dir, holder, url, useCliApp } from './cliFixture.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
-
-let t: TestApp;
-let url: string;
-let dir: string;
-const secrets: string[] = [];
-
-/** Runs the real binary (through its shebang), with only the environment given. */
-function cinder(args: string[], options: { env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(BIN, args, { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, ...options.env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      for (const secret of secrets) assert.ok(!stdout.includes(secret) && !stderr.includes(secret), `cinder ${args[0]} never prints a key`);
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function holder() {
-  const { signer, secretKey } = await createFundedSigner(t.chain);
-  const mint = await createTestMint(t.chain, signer, { decimals: 6 });
-  const ata = await createAta(t.chain, signer, signer.address, mint);
-  await mintTokens(t.chain, signer, mint, ata, 5_000_000n);
-  const base58 = getBase58Decoder().decode(secretKey);
-  secrets.push(base58);
-  return { mint, base58 };
-}
-
-before(async () => {
-  t = await createTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  dir = await mkdtemp(join(tmpdir(), 'cinder-cli-options-'));
-});
-after(async () => {
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useCliApp('cinder-cli-options-');
 
 describe('cinder wallets options, burn --amount, and waiting on rate limits', () => {
   it('--mnemonic 12 gives each wallet a 12-word phrase (JSON, and a third CSV column)', async () => {

@@ -11,44 +11,19 @@
  * signatures when sponsored: the owner's and the sponsor's).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { airdropFactory, createKeyPairSignerFromBytes, getBase58Decoder, lamports as asLamports } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { main } from '../../src/client/cli.ts';
 import { loadSponsor } from '../../src/keys/sponsor.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp } from '../helpers/app.ts';
 import { createTestKey } from '../helpers/keys.ts';
 import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
 import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let t: TestApp;
-let url: string;
-let dir: string;
-const secrets: string[] = [];
-
-function cinder(args: string[], options: { env?: Record<string, string>; url?: string } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(BIN, args, { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, CINDER_URL: options.url ?? url, ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      for (const secret of secrets) assert.ok(!stdout.includes(secret) && !stderr.includes(secret), `cinder ${args[0]} never prints a key`);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { cinder, dir, secrets, t, url, useCliApp, type Run } from './cliFixture.ts';
 
 /** The CLI's main() in this process, with its output captured (and checked for keys as cinder() does). */
 async function cinderInProcess(args: string[]): Promise<Run> {
@@ -65,15 +40,7 @@ async function cinderInProcess(args: string[]): Promise<Run> {
   return { code, ...out };
 }
 
-before(async () => {
-  t = await createTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  dir = await mkdtemp(join(tmpdir(), 'cinder-keyless-cli-'));
-});
-after(async () => {
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useCliApp('cinder-keyless-cli-', { cinderUrl: true, timeoutMs: 120_000 });
 
 describe('cinder burn --unsigned, cinder reclaim --unsigned, cinder relay', () => {
   it('reclaim --unsigned → signed by the wallet → relay: the owner gains the prepared net', async () => {

@@ -6,17 +6,13 @@
  * (The README's curl examples: test/cli/readmeCurl.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { getBase58Decoder, type Address } from '@solana/kit';
-import { fetchMint } from '@solana-program/token';
 import { createCinderClient } from '../../src/client/index.js';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+import { dir as work, holder, run, supplyOf, url, useCliApp } from './cliFixture.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
@@ -35,23 +31,8 @@ function blocksOf(readme: string, heading: string): Block[] {
   return [...section.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm)].map((m) => ({ section: heading, lang: m[1]!, code: m[2]! }));
 }
 
-let t: TestApp;
-let url: string;
-let work: string;
 let project: string;
 let signature: string;
-
-async function holder() {
-  const { signer, secretKey } = await createFundedSigner(t.chain);
-  const mint = await createTestMint(t.chain, signer, { decimals: 6 });
-  const ata = await createAta(t.chain, signer, signer.address, mint);
-  await mintTokens(t.chain, signer, mint, ata, 2_000_000n);
-  return { mint, secretKey, base58: getBase58Decoder().decode(secretKey) };
-}
-
-async function supplyOf(mint: Address) {
-  return (await fetchMint(t.chain.rpc, mint)).data.supply;
-}
 
 /** A home directory whose ~/.config/solana/id.json holds the key of a fresh holder. */
 async function homeWithKey(secretKey: Uint8Array): Promise<string> {
@@ -59,14 +40,6 @@ async function homeWithKey(secretKey: Uint8Array): Promise<string> {
   await mkdir(join(home, '.config', 'solana'), { recursive: true });
   await writeFile(join(home, '.config', 'solana', 'id.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
   return home;
-}
-
-function run(command: string, args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command, args, { cwd: project, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
 }
 
 function baseEnv(home: string): Record<string, string> {
@@ -82,19 +55,14 @@ function baseEnv(home: string): Record<string, string> {
   };
 }
 
-before(async () => {
-  t = await createTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  work = await mkdtemp(join(tmpdir(), 'cinder-readme-'));
-  project = join(work, 'project');
-  await mkdir(project);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'readme-example', version: '1.0.0', private: true, type: 'module' }));
-  const h = await holder();
-  signature = (await createCinderClient({ baseUrl: url }).burnTokens({ mint: h.mint, priorityFee: 0, userPrivateKey: h.base58 })).transactionId;
-});
-after(async () => {
-  await t.close();
-  await rm(work, { recursive: true, force: true });
+useCliApp('cinder-readme-', {
+  async setUp() {
+    project = join(work, 'project');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'readme-example', version: '1.0.0', private: true, type: 'module' }));
+    const h = await holder(2_000_000n);
+    signature = (await createCinderClient({ baseUrl: url }).burnTokens({ mint: h.mint, priorityFee: 0, userPrivateKey: h.base58 })).transactionId;
+  },
 });
 
 it('every example of the SDK and CLI sections of the README runs', { timeout: 300_000 }, async () => {
@@ -105,14 +73,14 @@ it('every example of the SDK and CLI sections of the README runs', { timeout: 30
 
   for (const block of blocks) {
     const where = `README ${block.section}:\n${block.code}`;
-    const h = await holder();
+    const h = await holder(2_000_000n);
     const home = await homeWithKey(h.secretKey);
     const env = { ...baseEnv(home), MINT: h.mint, SIGNATURE: signature };
 
     if (block.lang === 'js') {
       const name = /^\/\/ (\S+\.mjs)/.exec(block.code)?.[1] ?? 'example.mjs';
       await writeFile(join(project, name), block.code);
-      const result = await run(process.execPath, [name], { ...env, SOLANA_KEY: h.base58 });
+      const result = await run(process.execPath, [name], project, { ...env, SOLANA_KEY: h.base58 });
       assert.equal(result.code, 0, `${where}\n${result.stderr}`);
       assert.match(result.stdout, /^\[\s*'[1-9A-HJ-NP-Za-km-z]+',\s*'[1-9A-HJ-NP-Za-km-z]+'\s*\] 2\nsuccess \S+ Burned 2 of /, where);
       assert.match(result.stdout, /status now: success\n$/, where);
@@ -123,7 +91,7 @@ it('every example of the SDK and CLI sections of the README runs', { timeout: 30
       await serve(line, env);
     } else if (block.lang === 'sh') {
       const script = block.code.replaceAll('/path/to/cinder', ROOT).replaceAll(EXAMPLE_URL, url);
-      const result = await run('bash', ['-euo', 'pipefail', '-c', script], env);
+      const result = await run('bash', ['-euo', 'pipefail', '-c', script], project, env);
       assert.equal(result.code, 0, `${where}\n${result.stdout}\n${result.stderr}`);
       if (/npm install/.test(block.code)) {
         assert.ok((await stat(join(project, 'node_modules', 'cinder', 'package.json'))).isFile(), 'cinder is installed');

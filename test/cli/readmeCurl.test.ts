@@ -7,59 +7,27 @@
  * cannot fill, or a curl block with other commands in it, fails the test.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { getBase58Decoder, type Address } from '@solana/kit';
-import { fetchMint } from '@solana-program/token';
 import { createCinderClient } from '../../src/client/index.js';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+import { createAta, createTestMint } from '../helpers/localChain.ts';
+import { dir as work, holder, run, supplyOf, t, url, useCliApp } from './cliFixture.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
 
-let t: TestApp;
-let url: string;
-let work: string;
 let project: string;
 let signature: string;
 
-async function holder() {
-  const { signer, secretKey } = await createFundedSigner(t.chain);
-  const mint = await createTestMint(t.chain, signer, { decimals: 6 });
-  const ata = await createAta(t.chain, signer, signer.address, mint);
-  await mintTokens(t.chain, signer, mint, ata, 2_000_000n);
-  return { address: signer.address, signer, mint, secretKey, base58: getBase58Decoder().decode(secretKey) };
-}
-
-async function supplyOf(mint: Address) {
-  return (await fetchMint(t.chain.rpc, mint)).data.supply;
-}
-
-function run(command: string, args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command, args, { cwd: project, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-before(async () => {
-  t = await createTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  work = await mkdtemp(join(tmpdir(), 'cinder-readme-curl-'));
-  project = join(work, 'project');
-  await mkdir(project);
-  const h = await holder();
-  signature = (await createCinderClient({ baseUrl: url }).burnTokens({ mint: h.mint, priorityFee: 0, userPrivateKey: h.base58 })).transactionId;
-});
-after(async () => {
-  await t.close();
-  await rm(work, { recursive: true, force: true });
+useCliApp('cinder-readme-curl-', {
+  async setUp() {
+    project = join(work, 'project');
+    await mkdir(project);
+    const h = await holder(2_000_000n);
+    signature = (await createCinderClient({ baseUrl: url }).burnTokens({ mint: h.mint, priorityFee: 0, userPrivateKey: h.base58 })).transactionId;
+  },
 });
 
 it('every curl example of the README runs and succeeds', { timeout: 300_000 }, async () => {
@@ -72,7 +40,7 @@ it('every curl example of the README runs and succeeds', { timeout: 300_000 }, a
     // A block of curl commands only (and comments, and a command's continuation lines): nothing else to set up.
     const commands = block.split('\n').filter((line) => /^[A-Za-z]/.test(line));
     for (const command of commands) assert.match(command, /^curl /, `a curl block with another command in it:\n${block}`);
-    const h = await holder();
+    const h = await holder(2_000_000n);
     const emptyMint = await createTestMint(t.chain, h.signer, { decimals: 0 });
     await createAta(t.chain, h.signer, h.address, emptyMint);
     const script = block
@@ -84,7 +52,7 @@ it('every curl example of the README runs and succeeds', { timeout: 300_000 }, a
       .replaceAll('5h3...', signature);
     assert.doesNotMatch(script, /<[a-z][^>]*>|\.\.\./, `an example placeholder this test does not fill:\n${script}`);
     // --fail-with-body: an HTTP error answer fails the example (with -e and pipefail, the block).
-    const result = await run('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --fail-with-body "$@"; }\n${script}`], { PATH: process.env.PATH!, HOME: work });
+    const result = await run('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --fail-with-body "$@"; }\n${script}`], project, { PATH: process.env.PATH!, HOME: work });
     const where = `README curl example:\n${block}\n${result.stdout}\n${result.stderr}`;
     assert.equal(result.code, 0, where);
     if (/\/api\/(burn_tokens|reclaim_rent) -H/.test(block)) {

@@ -14,41 +14,15 @@
  * priority fee.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestMint, getLamports, sendInstructions } from '../helpers/localChain.ts';
 import { emptyAccounts, lamportsOf, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let t: TestApp;
-let url: string;
-let dir: string;
-const secrets: string[] = [];
-
-function cinder(args: string[], options: { env?: Record<string, string>; url?: string } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(BIN, args, { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, CINDER_URL: options.url ?? url, ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      for (const secret of secrets) assert.ok(!stdout.includes(secret) && !stderr.includes(secret), `cinder ${args[0]} never prints a key`);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { cinder, dir, secrets, t, useCliApp } from './cliFixture.ts';
 
 /** "0.00203928" (SOL) → 2039280n (lamports), signs kept. */
 function lamports(solText: string): bigint {
@@ -64,15 +38,7 @@ function summaryValue(output: string, name: string): string {
   return match[1]!;
 }
 
-before(async () => {
-  t = await createTestApp();
-  url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  dir = await mkdtemp(join(tmpdir(), 'cinder-reclaim-cli-'));
-});
-after(async () => {
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useCliApp('cinder-reclaim-cli-', { cinderUrl: true, timeoutMs: 120_000 });
 
 describe('cinder reclaim', () => {
   it('--owner prints the preview table and the sums, and sends nothing', async () => {

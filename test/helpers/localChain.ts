@@ -9,6 +9,7 @@ import {
   assertIsSendableTransaction,
   assertIsTransactionWithBlockhashLifetime,
   createKeyPairSignerFromBytes,
+  getBase58Decoder,
   createSolanaRpc,
   createSolanaRpcSubscriptions,
   createTransactionMessage,
@@ -231,4 +232,22 @@ export async function setCloseAuthority(
 export async function getLamports(chain: TestChain, address: Address): Promise<bigint> {
   const { value } = await chain.rpc.getBalance(address).send();
   return value;
+}
+
+/** A funded owner (its key in base58, as a user pastes it) with a fresh mint and a balance of it. */
+export interface TokenHolder {
+  signer: KeyPairSigner;
+  key: string;
+  mint: Address;
+  ata: Address;
+}
+
+/** A funded owner with a fresh classic mint (default 0 decimals) and `amount` (default 100) of it in its ATA. */
+export async function createTokenHolder(chain: TestChain, opts: { amount?: bigint; decimals?: number } = {}): Promise<TokenHolder> {
+  const { signer, secretKey } = await createFundedSigner(chain);
+  const mint = await createTestMint(chain, signer, { decimals: opts.decimals ?? 0 });
+  const ata = await createAta(chain, signer, signer.address, mint);
+  const amount = opts.amount ?? 100n;
+  if (amount > 0n) await mintTokens(chain, signer, mint, ata, amount);
+  return { signer, key: getBase58Decoder().decode(secretKey), mint, ata };
 }

@@ -4,10 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { createTokenHolder, getLamports, type TokenHolder } from '../helpers/localChain.ts';
 import { rpcResult } from '../localnet/rawRpc.ts';
 import { maxPerSecond, startRpcProxy } from '../chain/rpcProxy.ts';
 
@@ -27,20 +26,8 @@ after(async () => {
 const faults = (settings: Record<string, unknown>) => rpcResult(t.chain.localnet.rpcUrl, 'localnet_setFaults', [settings]);
 const warp = (slots: number) => rpcResult(t.chain.localnet.rpcUrl, 'localnet_warpSlots', [slots]);
 
-interface Holder {
-  signer: KeyPairSigner;
-  key: string;
-  mint: Address;
-  ata: Address;
-}
-
-async function createHolder(): Promise<Holder> {
-  const { signer, secretKey } = await createFundedSigner(t.chain);
-  const mint = await createTestMint(t.chain, signer, { decimals: 0 });
-  const ata = await createAta(t.chain, signer, signer.address, mint);
-  await mintTokens(t.chain, signer, mint, ata, 100n);
-  return { signer, key: getBase58Decoder().decode(secretKey), mint, ata };
-}
+type Holder = TokenHolder;
+const createHolder = () => createTokenHolder(t.chain);
 
 async function burn(h: Holder) {
   const started = Date.now();

@@ -11,53 +11,18 @@
  * lamports; getSignaturesForAddress lists every transaction that touched the owner.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { before, describe, it } from 'node:test';
+import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { createAta, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
 import { rpcResult } from '../localnet/rawRpc.ts';
+import { chain, createHolder, newApp, redis, useChainAndRedis, type Holder } from './holderFixture.ts';
 
 const RENT_LAMPORTS = 2_039_280n;
 const FEE_LAMPORTS = 5_000n;
 
-let chain: TestChain;
-let redis: TestRedis;
-const apps: TestApp[] = [];
-
-before(async () => {
-  [chain, redis] = await Promise.all([startTestChain(), startTestRedis()]);
-});
-afterEach(async () => {
-  await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
-});
-after(async () => {
-  await Promise.all(apps.map((a) => a.close()));
-  await chain.close();
-  await redis.stop();
-});
-
-async function newApp(overrides: Parameters<typeof createTestApp>[0] = {}) {
-  const app = await createTestApp(overrides, { chain });
-  apps.push(app);
-  return app;
-}
-
-interface Holder {
-  signer: KeyPairSigner;
-  key: string;
-  mint: Address;
-  ata: Address;
-}
-
-async function createHolder(): Promise<Holder> {
-  const { signer, secretKey } = await createFundedSigner(chain);
-  const mint = await createTestMint(chain, signer, { decimals: 0 });
-  const ata = await createAta(chain, signer, signer.address, mint);
-  await mintTokens(chain, signer, mint, ata, 100n);
-  return { signer, key: getBase58Decoder().decode(secretKey), mint, ata };
-}
+useChainAndRedis();
 
 const burn = (app: TestApp, h: Holder, mint: Address = h.mint, priorityFee = 0) =>
   app.app.inject({ method: 'POST', url: '/api/burn_tokens', payload: { mint, priorityFee, userPrivateKey: h.key } });
@@ -141,46 +106,41 @@ describe('identical burns sent together, one instance, no Idempotency-Key', () =
 });
 
 /**
- * A burn answered `pending` (the RPC was lost after sending) may still land for about a minute:
- * a second burn of the same owner and mint in that time would sign a transaction that can only
- * fail once the first lands. It gets the pending burn's answer instead, on any instance.
+ * A burn answered `pending` (the RPC was lost after sending; the chain still answers 503 to
+ * everything) may still land for about a minute. `second` is another instance sharing the Redis,
+ * or, without Redis, the same app.
  */
-function pendingHoldsTheKey(store: 'memory' | 'redis') {
+async function pendingBurn(store: 'memory' | 'redis') {
+  const overrides = { burnDeadlineMs: 2000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) };
+  const first = await newApp(overrides);
+  const second = store === 'redis' ? await newApp(overrides) : first;
+  const h = await createHolder();
+  const before = await chainState(h);
+  await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ failAfterSend: true }]);
+  const pending = await burn(first, h);
+  assert.equal(pending.statusCode, 200, pending.body);
+  assert.equal(pending.json().status, 'pending');
+  return { second, h, before, pending };
+}
+
+function pendingHolds(store: 'memory' | 'redis') {
+  // A second burn of the same owner and mint would sign a transaction that can only fail once the
+  // first lands: it gets the pending burn's answer instead, on any instance.
   it(`a burn still pending: the next burn of the owner and mint answers with it, nothing sent (${store})`, async () => {
-    const overrides = { burnDeadlineMs: 2000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) };
-    const first = await newApp(overrides);
-    const second = store === 'redis' ? await newApp(overrides) : first;
-    const h = await createHolder();
-    const before = await chainState(h);
-    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ failAfterSend: true }]);
-    const pending = await burn(first, h);
-    assert.equal(pending.statusCode, 200, pending.body);
-    assert.equal(pending.json().status, 'pending');
-    // The chain still answers 503 to everything: a run of its own would be a 503, not this.
+    const { second, h, before, pending } = await pendingBurn(store);
+    // A run of its own would be a 503, not this.
     const again = await burn(second, h);
     assert.equal(again.statusCode, 200, again.body);
     assert.equal(again.body, pending.body, 'the pending burn\'s answer, with its signature');
     await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
     assertOneBurn(before, await chainState(h));
   });
-}
 
-/**
- * The same pending burn and a reclaim of the same wallet: the reclaim would plan the account the
- * pending burn closes, and its transaction could only fail once the burn lands. It waits for its
- * turn and, the turn being held for landing, answers 409 with nothing sent, on any instance.
- */
-function pendingHoldsTheOwner(store: 'memory' | 'redis') {
+  // A reclaim of the same wallet would plan the account the pending burn closes: it waits for its
+  // turn and, the turn being held for landing, answers 409 with nothing sent, on any instance.
   it(`a burn still pending: a reclaim of the same wallet answers 409 RECLAIM_IN_PROGRESS, nothing sent (${store})`, async () => {
-    const overrides = { burnDeadlineMs: 2000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) };
-    const first = await newApp(overrides);
-    const second = store === 'redis' ? await newApp(overrides) : first;
-    const h = await createHolder();
-    const before = await chainState(h);
-    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ failAfterSend: true }]);
-    const pending = await burn(first, h);
-    assert.equal(pending.json().status, 'pending', pending.body);
-    // Still answering 503 to everything: a reclaim that ran would be a 503, not a 409.
+    const { second, h, before } = await pendingBurn(store);
+    // A reclaim that ran would be a 503, not a 409.
     const reclaim = await second.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: h.key, priorityFee: 0, burn: [h.mint] } });
     assert.equal(reclaim.statusCode, 409, reclaim.body);
     assert.equal(reclaim.json().code, 'RECLAIM_IN_PROGRESS');
@@ -192,10 +152,8 @@ function pendingHoldsTheOwner(store: 'memory' | 'redis') {
 }
 
 describe('a pending burn holds its owner and mint, and its owner\'s wallet', () => {
-  pendingHoldsTheKey('memory');
-  pendingHoldsTheKey('redis');
-  pendingHoldsTheOwner('memory');
-  pendingHoldsTheOwner('redis');
+  pendingHolds('memory');
+  pendingHolds('redis');
 });
 
 describe('identical burns on two instances sharing one Redis', () => {

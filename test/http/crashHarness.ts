@@ -22,10 +22,9 @@ import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { after, afterEach, before } from 'node:test';
-import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createTokenHolder, getLamports, startTestChain, type TestChain, type TokenHolder } from '../helpers/localChain.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
 import { postRaw, rpcResult } from '../localnet/rawRpc.ts';
 
@@ -103,19 +102,9 @@ export async function kill9(server: Server) {
   await exited;
 }
 
-interface Holder {
-  signer: KeyPairSigner;
-  key: string;
-  mint: Address;
-}
+type Holder = TokenHolder;
 
-export async function createHolder(): Promise<Holder> {
-  const { signer, secretKey } = await createFundedSigner(chain);
-  const mint = await createTestMint(chain, signer, { decimals: 0 });
-  const ata = await createAta(chain, signer, signer.address, mint);
-  await mintTokens(chain, signer, mint, ata, 100n);
-  return { signer, key: getBase58Decoder().decode(secretKey), mint };
-}
+export const createHolder = (): Promise<Holder> => createTokenHolder(chain);
 
 export function burn(server: Pick<Server, 'url'>, h: Holder, idempotencyKey: string, priorityFee = 0) {
   return fetch(`${server.url}/api/burn_tokens`, {

@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
+import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import type { Config } from '../../src/config.ts';
 import { createMemoryIdempotencyStore } from '../../src/store/idempotencyStore.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createAta, createTestMint, createTokenHolder, mintTokens, startTestChain, type TestChain, type TokenHolder } from '../helpers/localChain.ts';
 import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
 
 let chain: TestChain;
@@ -39,21 +39,12 @@ async function newApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   return app;
 }
 
-interface Holder {
-  signer: KeyPairSigner;
-  key: string;
-  mint: Address;
-  ata: Address;
-}
+type Holder = TokenHolder;
 
 async function createHolder(amount = 1_000_000n): Promise<Holder> {
-  const { signer, secretKey } = await createFundedSigner(chain);
-  const mint = await createTestMint(chain, signer, { decimals: 6 });
-  const ata = await createAta(chain, signer, signer.address, mint);
-  if (amount > 0n) await mintTokens(chain, signer, mint, ata, amount);
-  const key = getBase58Decoder().decode(secretKey);
-  secretsUsed.push(key);
-  return { signer, key, mint, ata };
+  const holder = await createTokenHolder(chain, { amount, decimals: 6 });
+  secretsUsed.push(holder.key);
+  return holder;
 }
 
 const supplyOf = async (mint: Address) => (await fetchMint(chain.rpc, mint)).data.supply;

@@ -13,54 +13,19 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { before, describe, it } from 'node:test';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, TEST_SERVER_SECRET, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { TEST_SERVER_SECRET, type TestApp } from '../helpers/app.ts';
+import { getLamports } from '../helpers/localChain.ts';
 import { postRaw, rpcResult } from '../localnet/rawRpc.ts';
+import { chain, createHolder, newApp, redis, useChainAndRedis, type Holder } from './holderFixture.ts';
 
 const RENT_LAMPORTS = 2_039_280n;
 const FEE_LAMPORTS = 5_000n;
 
-let chain: TestChain;
-let redis: TestRedis;
-const apps: TestApp[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-before(async () => {
-  [chain, redis] = await Promise.all([startTestChain(), startTestRedis()]);
-});
-afterEach(async () => {
-  await rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults', []);
-});
-after(async () => {
-  await Promise.all(apps.map((a) => a.close()));
-  await chain.close();
-  await redis.stop();
-});
-
-async function newApp(overrides: Parameters<typeof createTestApp>[0] = {}) {
-  const app = await createTestApp(overrides, { chain });
-  apps.push(app);
-  return app;
-}
-
-interface Holder {
-  signer: KeyPairSigner;
-  key: string;
-  mint: Address;
-  ata: Address;
-}
-
-async function createHolder(): Promise<Holder> {
-  const { signer, secretKey } = await createFundedSigner(chain);
-  const mint = await createTestMint(chain, signer, { decimals: 0 });
-  const ata = await createAta(chain, signer, signer.address, mint);
-  await mintTokens(chain, signer, mint, ata, 100n);
-  return { signer, key: getBase58Decoder().decode(secretKey), mint, ata };
-}
+useChainAndRedis();
 
 const bodyOf = (h: Holder) => ({ mint: h.mint, priorityFee: 0, userPrivateKey: h.key });
 const burn = (app: TestApp, h: Holder, idempotencyKey: string) =>
