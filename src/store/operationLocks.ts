@@ -189,7 +189,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
   const outcomePrefix = `${prefix}outcome:`;
   const outcomeKey = (token: string) => outcomePrefix + token;
 
-  /** Runs fn under the Redis lock, leaving its outcome for waiters of other instances. */
+  /** Runs fn under the Redis lock, leaving its outcome for waiters of other instances when leaveOutcome (runs; turns leave none). */
   async function runLocked<T>(
     lockKey: string,
     token: string,
