@@ -72,14 +72,16 @@ export function registerBurnTokensRoute(
         response: { 200: BurnResponseSchema, 400: problem, 401: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { mint, priorityFee, userPrivateKey, allowNetLoss } = request.body;
       const mintAddress = parseAddress(mint, 'mint', 'INVALID_MINT');
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
       const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
       // One burn per owner and mint at a time (money rules): a duplicate joins the running burn and
       // gets its answer; one waiting on another instance gives up after half the deadline (409).
-      const deadline = Date.now() + config.burnDeadlineMs;
+      // Counted from the request's arrival (reply.elapsedTime), not from here: under load the body
+      // parse, the key decode and the queue before this handler are part of the caller's wait too.
+      const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
       // Right before sending: the lock is held until what is sent can no longer land (a `pending`
       // answer keeps it), and the idempotency record gets the signatures.
       const result = await locks.run(

@@ -104,12 +104,12 @@ export function registerReclaimRentRoutes(
         response: { 200: ReclaimResponseSchema, 400: problem, 401: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { userPrivateKey, priorityFee, burn, withdrawExcess, allowNetLoss } = request.body;
       const burnList = parseBurnList(burn);
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
       const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
-      const deadline = Date.now() + config.burnDeadlineMs;
+      const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime); // from the arrival, as for burns
       // As for burns: one reclaim per owner at a time; the lock is held while what was sent can land.
       const result = await locks.run(
         `reclaim:${signer.address}`,
