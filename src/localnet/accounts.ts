@@ -3,7 +3,7 @@ import { getBase58Decoder, getBase58Encoder, getBase64Decoder, getBase64Encoder,
 import type { Chain } from './chain.ts';
 import { mintAmountContext, parseTokenProgramAccount, type MintAmountContext, type ParsedAccountData } from './jsonParsed.ts';
 import type { Config } from './params.ts';
-import { invalidParams } from './rpcErrors.ts';
+import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
 
 /** Accounts are rent-exempt forever now; the validator reports rentEpoch as u64::MAX. */
 const RENT_EPOCH = 18446744073709551615n;
@@ -87,7 +87,8 @@ function encodeData(chain: Chain, account: RawAccount, encoding: AccountEncoding
   const data = slice ? account.data.subarray(slice.offset, slice.offset + slice.length) : account.data;
   if (encoding === 'base64') return [base64.decode(data), 'base64'];
   if (data.length > MAX_BASE58_BYTES) {
-    throw invalidParams(`Encoded binary (base 58) data should be less than ${MAX_BASE58_BYTES} bytes, please use Base64 encoding.`);
+    // The validator's encode_account answers this one with -32600, not -32602.
+    throw new RpcError(RpcErrorCode.INVALID_REQUEST, `Encoded binary (base 58) data should be less than ${MAX_BASE58_BYTES} bytes, please use Base64 encoding.`);
   }
   return encoding === 'base58' ? [base58.decode(data), 'base58'] : base58.decode(data);
 }

@@ -10,6 +10,7 @@ import {
   compileTransaction,
   createTransactionMessage,
   getAddressDecoder,
+  getAddressEncoder,
   getBase58Decoder,
   pipe,
   setTransactionMessageFeePayer,
@@ -133,6 +134,15 @@ class Signal<T> {
 
 const base58 = getBase58Decoder();
 const addressDecoder = getAddressDecoder();
+const addressEncoder = getAddressEncoder();
+
+/** Address order as accounts-db compares `Pubkey`s: their 32 bytes, lexicographically. */
+function compareAddresses(a: Address, b: Address): number {
+  const x = addressEncoder.encode(a);
+  const y = addressEncoder.encode(b);
+  for (let i = 0; i < 32; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return 0;
+}
 
 /** One slot's block: what getBlock, getBlockTime and getBlocks report. */
 export interface BlockInfo {
@@ -189,6 +199,12 @@ export class Chain {
   /** Lamports in existence (getSupply): the genesis accounts, minus fees, plus test-only writes. */
   private supply = 0n;
   private minimumDelegation: bigint | undefined;
+  /**
+   * Every address that may hold an account: the genesis accounts, then every account a landed
+   * transaction could write (its writable keys, fee payer included) and every direct write. LiteSVM
+   * cannot list all its accounts, and no account changes any other way. Closed ones are pruned.
+   */
+  private readonly knownAddresses = new Set<Address>();
 
   constructor(logger: Logger) {
     this.logger = logger;
@@ -221,11 +237,32 @@ export class Chain {
     this.svm.setClock(clock);
     this.syncClock(genesisTime);
     this.identity = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
-    for (const owner of GENESIS_OWNERS) for (const account of this.svm.getProgramAccounts(address(owner))) this.supply += account.lamports;
+    for (const owner of GENESIS_OWNERS) {
+      for (const account of this.svm.getProgramAccounts(address(owner))) {
+        this.supply += account.lamports;
+        this.knownAddresses.add(account.address);
+      }
+    }
   }
 
   get capitalization(): bigint {
     return this.supply;
+  }
+
+  /**
+   * The `count` accounts holding the most lamports (getLargestAccounts): most first, ties in
+   * descending address order, accounts without lamports left out — the order of accounts-db's
+   * `load_largest_accounts`.
+   */
+  largestAccounts(count: number): { address: Address; lamports: bigint }[] {
+    const accounts: { address: Address; lamports: bigint }[] = [];
+    for (const known of this.knownAddresses) {
+      const lamports = this.svm.getBalance(known) ?? 0n;
+      if (lamports === 0n) this.knownAddresses.delete(known); // closed: re-added if written again
+      else accounts.push({ address: known, lamports });
+    }
+    accounts.sort((a, b) => (a.lamports === b.lamports ? compareAddresses(b.address, a.address) : a.lamports > b.lamports ? -1 : 1));
+    return accounts.slice(0, count);
   }
 
   /**
@@ -481,6 +518,7 @@ export class Chain {
     this.referencedBy.set(record.signature, keys);
     if (this.records.size > MAX_RECORDS) this.forgetOldestRecord();
     this.transactionCount++;
+    for (const touchedAddress of touched) this.knownAddresses.add(touchedAddress as Address);
     // LiteSVM takes the whole fee out of existence (no leader is paid).
     this.supply -= record.fee;
     this.blocks.get(record.slot)?.signatures.push(record.signature);
@@ -581,6 +619,7 @@ export class Chain {
       executable: account.executable,
       space: BigInt(account.data.length),
     });
+    this.knownAddresses.add(account.address);
     this.accountsChanged.emit([account.address]);
   }
 }

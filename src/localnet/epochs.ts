@@ -39,3 +39,11 @@ export function epochPosition(schedule: EpochScheduleParams, slot: bigint): Epoc
     slotsInEpoch: schedule.slotsPerEpoch,
   };
 }
+
+/** `EpochSchedule::get_first_slot_in_epoch`. */
+export function firstSlotInEpoch(schedule: EpochScheduleParams, epoch: bigint): bigint {
+  const firstNormalEpoch = schedule.warmup ? schedule.firstNormalEpoch : 0n;
+  const firstNormalSlot = schedule.warmup ? schedule.firstNormalSlot : 0n;
+  if (epoch <= firstNormalEpoch) return ((1n << epoch) - 1n) * MINIMUM_SLOTS_PER_EPOCH;
+  return (epoch - firstNormalEpoch) * schedule.slotsPerEpoch + firstNormalSlot;
+}

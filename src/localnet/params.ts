@@ -12,6 +12,18 @@ export function asParamList(params: unknown): unknown[] {
   return params;
 }
 
+/**
+ * Refuses more positional params than the method takes, as the validator's jsonrpc-derive
+ * handlers do: a method with optional trailing params answers "Expected from <required> to
+ * <total> parameters." (data: the count, as Rust's Debug prints a String), one that takes none
+ * "No parameters were expected" (its data, Rust's Debug of the params, is left out here).
+ */
+export function refuseExtraParams(params: unknown[], required: number, total: number): void {
+  if (params.length <= total) return;
+  if (total === 0) throw new RpcError(RpcErrorCode.INVALID_PARAMS, 'Invalid parameters: No parameters were expected');
+  throw new RpcError(RpcErrorCode.INVALID_PARAMS, `Invalid parameters: Expected from ${required} to ${total} parameters.`, `"Got: ${params.length}"`);
+}
+
 export function requireParam(params: unknown[], index: number, what: string): unknown {
   if (params[index] === undefined) throw invalidParams(`Invalid params: missing ${what}.`);
   return params[index];

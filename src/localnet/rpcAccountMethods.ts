@@ -13,13 +13,25 @@ import {
 } from './accounts.ts';
 import type { Chain } from './chain.ts';
 import { decodeMint, decodeTokenAccount, isTokenAccountData, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
-import { addressParam, arrayParam, boolOption, checkContext, configParam, requireParam, u64Param } from './params.ts';
+import {
+  addressParam,
+  arrayParam,
+  boolOption,
+  checkContext,
+  commitmentOption,
+  configParam,
+  refuseExtraParams,
+  requireParam,
+  u64Param,
+} from './params.ts';
 import { withContext, type RpcMethodTable } from './rpcContext.ts';
 import { invalidParam, invalidParams } from './rpcErrors.ts';
 
 const MAX_MULTIPLE_ACCOUNTS = 100;
 /** getTokenLargestAccounts answers the top 20, as the validator does. */
 const MAX_LARGEST_TOKEN_ACCOUNTS = 20;
+/** So does getLargestAccounts (the validator's NUM_LARGEST_ACCOUNTS). */
+const NUM_LARGEST_ACCOUNTS = 20;
 /** Largest account the runtime allows (MAX_PERMITTED_DATA_LENGTH). */
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
 
@@ -30,8 +42,15 @@ function programAccounts(chain: Chain, program: Address): { pubkey: Address; acc
   }));
 }
 
-function tokenAccountsByOwner(chain: Chain, params: unknown[]): { pubkey: Address; account: RawAccount }[] {
-  const owner = addressParam(requireParam(params, 0, 'owner'));
+/** The token-account field getTokenAccountsByOwner / getTokenAccountsByDelegate match the address against. */
+type TokenAccountHolder = 'owner' | 'delegate';
+
+/**
+ * The token accounts (SPL Token or Token-2022, initialized or frozen) whose owner / delegate is
+ * params[0], narrowed by params[1]: `{ mint }` (that mint's program) or `{ programId }`.
+ */
+function tokenAccountsOf(chain: Chain, holder: TokenAccountHolder, params: unknown[]): { pubkey: Address; account: RawAccount }[] {
+  const wanted = addressParam(requireParam(params, 0, holder));
   const filter = requireParam(params, 1, 'token account filter') as { mint?: unknown; programId?: unknown };
   if (typeof filter !== 'object' || filter === null || (filter.mint === undefined) === (filter.programId === undefined)) {
     throw invalidParams('Invalid params: the filter must be either { mint } or { programId }.');
@@ -51,8 +70,32 @@ function tokenAccountsByOwner(chain: Chain, params: unknown[]): { pubkey: Addres
   return programAccounts(chain, program as Address).filter(({ account }) => {
     if (!isTokenAccountData(account.data, program)) return false;
     const token = decodeTokenAccount(account.data, program);
-    return token !== null && token.owner === owner && (mint === null || token.mint === mint);
+    return token !== null && token[holder] === wanted && (mint === null || token.mint === mint);
   });
+}
+
+/**
+ * getTokenAccountsByOwner / getTokenAccountsByDelegate: [address, filter, config?], where config
+ * takes commitment, minContextSlot, encoding (jsonParsed included) and dataSlice.
+ */
+function tokenAccountsBy(chain: Chain, holder: TokenAccountHolder, params: unknown[]) {
+  refuseExtraParams(params, 2, 3);
+  const config = configParam(params, 2);
+  checkContext(chain, config);
+  const encoding = encodingOption(config, 'binary');
+  const slice = dataSliceOption(config);
+  const value = tokenAccountsOf(chain, holder, params).map(({ pubkey, account }) => ({
+    pubkey,
+    account: encodeAccount(chain, account, encoding, slice),
+  }));
+  return withContext(chain, value);
+}
+
+/** getLargestAccounts' `filter` (`RpcLargestAccountsFilter`). */
+function largestAccountsFilter(value: unknown): 'circulating' | 'nonCirculating' | null {
+  if (value === undefined || value === null) return null;
+  if (value === 'circulating' || value === 'nonCirculating') return value;
+  throw invalidParams(`Invalid params: unknown variant \`${String(value)}\`, expected \`circulating\` or \`nonCirculating\`.`);
 }
 
 export function accountMethods(chain: Chain): RpcMethodTable {
@@ -102,15 +145,25 @@ export function accountMethods(chain: Chain): RpcMethodTable {
     },
 
     getTokenAccountsByOwner(params) {
-      const config = configParam(params, 2);
-      checkContext(chain, config);
-      const encoding = encodingOption(config, 'binary');
-      const slice = dataSliceOption(config);
-      const value = tokenAccountsByOwner(chain, params).map(({ pubkey, account }) => ({
-        pubkey,
-        account: encodeAccount(chain, account, encoding, slice),
-      }));
-      return withContext(chain, value);
+      return tokenAccountsBy(chain, 'owner', params);
+    },
+
+    getTokenAccountsByDelegate(params) {
+      return tokenAccountsBy(chain, 'delegate', params);
+    },
+
+    /** [config?]: { commitment?, filter?: 'circulating' | 'nonCirculating', sortResults? }. */
+    getLargestAccounts(params) {
+      refuseExtraParams(params, 0, 1);
+      const config = configParam(params, 0);
+      commitmentOption(config);
+      const filter = largestAccountsFilter(config.filter);
+      boolOption(config, 'sortResults', true);
+      // The validator leaves out (or keeps only) the non-circulating accounts: those of its
+      // hard-coded non-circulating lists and stake accounts locked up by their custodian. This chain
+      // has none of them (getSupply reports nonCirculating 0), so every account circulates.
+      const accounts = filter === 'nonCirculating' ? [] : chain.largestAccounts(NUM_LARGEST_ACCOUNTS);
+      return withContext(chain, accounts.map(({ address, lamports }) => ({ address, lamports })));
     },
 
     getTokenAccountBalance(params) {

@@ -1,8 +1,20 @@
 /** The method table served over HTTP: cluster/clock methods here, the rest by topic. */
 import type { Chain } from './chain.ts';
-import { addressParam, arrayParam, boolOption, checkContext, commitmentOption, configParam, hashParam, requireParam, u64Param } from './params.ts';
+import { DEFAULT_INFLATION, inflationRate } from './inflation.ts';
+import {
+  addressParam,
+  arrayParam,
+  boolOption,
+  checkContext,
+  commitmentOption,
+  configParam,
+  hashParam,
+  refuseExtraParams,
+  requireParam,
+  u64Param,
+} from './params.ts';
 import { blockMethods } from './rpcBlockMethods.ts';
-import { invalidParams } from './rpcErrors.ts';
+import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
 import { accountMethods } from './rpcAccountMethods.ts';
 import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcHandler, type RpcMethodTable } from './rpcContext.ts';
 import { testMethods } from './rpcTestMethods.ts';
@@ -137,6 +149,23 @@ function clusterMethods(chain: Chain, endpoints: () => Endpoints | null): RpcMet
       checkContext(chain, config);
       if (config.epoch !== undefined && config.epoch !== null) u64Param(config.epoch, 'epoch');
       return addresses.map(() => null);
+    },
+    // [config?]: only { commitment }; the schedule is the same at every commitment.
+    getInflationGovernor(params) {
+      refuseExtraParams(params, 0, 1);
+      commitmentOption(configParam(params, 0));
+      return { ...DEFAULT_INFLATION };
+    },
+    // No params; the validator answers for the epoch of its finalized bank (the default commitment).
+    getInflationRate(params) {
+      refuseExtraParams(params, 0, 0);
+      return inflationRate(chain.epochSchedule, chain.epochInfo(chain.finalizedSlot).epoch);
+    },
+    // The chain starts empty and keeps nothing on disk, so it never has a snapshot archive: the
+    // validator's answer when it has none (no snapshot config, or no full snapshot archive yet).
+    getHighestSnapshotSlot(params) {
+      refuseExtraParams(params, 0, 0);
+      throw new RpcError(RpcErrorCode.NO_SNAPSHOT, 'No snapshot');
     },
     getStakeMinimumDelegation(params) {
       read(params, 0);

@@ -1,6 +1,16 @@
 /** The JSON-RPC envelope and the cluster / account read methods, checked at the wire level. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import {
+  createSolanaRpc,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NO_SNAPSHOT,
+  type Address,
+  type Rpc,
+  type SolanaRpcApi,
+} from '@solana/kit';
 import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
 import { postRaw, rpcCall, rpcResult } from './rawRpc.ts';
 
@@ -156,6 +166,131 @@ describe('JSON-RPC over HTTP (test mode)', () => {
   test('request bodies over 10 MB are refused', async () => {
     const { status } = await postRaw(url, `"${'x'.repeat(10 * 1024 * 1024)}"`);
     assert.equal(status, 413);
+  });
+});
+
+describe('snapshot, largest-accounts and inflation methods (test mode)', () => {
+  let localnet: Localnet;
+  let url: string;
+  let rpc: Rpc<SolanaRpcApi>;
+  before(async () => {
+    localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: 0 });
+    url = localnet.rpcUrl;
+    rpc = createSolanaRpc(url);
+  });
+  after(() => localnet.close());
+
+  /** Slots per year of the genesis defaults (160 ticks a second, 64 ticks a slot): 2.5 slots a second. */
+  const slotsPerYear = 365.242199 * 24 * 60 * 60 * 2.5;
+  /** The default inflation schedule at a year: max(terminal, initial × (1 − taper)^year), 5 % of it to the foundation for 7 years. */
+  const expectedRate = (firstSlotOfEpoch: number, epoch: number) => {
+    const year = firstSlotOfEpoch / slotsPerYear;
+    const total = Math.max(0.015, 0.08 * Math.pow(0.85, year));
+    const foundation = year < 7 ? total * 0.05 : 0;
+    return { total, validator: total - foundation, foundation, epoch };
+  };
+
+  test('getHighestSnapshotSlot: the chain keeps no snapshot, so -32008 "No snapshot" as from a validator without one', async () => {
+    assert.deepEqual(await rpcCall(url, 'getHighestSnapshotSlot'), { jsonrpc: '2.0', error: { code: -32008, message: 'No snapshot' }, id: 1 });
+    assert.deepEqual((await rpcCall(url, 'getHighestSnapshotSlot', [])).error, { code: -32008, message: 'No snapshot' });
+    assert.deepEqual((await rpcCall(url, 'getHighestSnapshotSlot', [{ commitment: 'finalized' }])).error, {
+      code: -32602,
+      message: 'Invalid parameters: No parameters were expected',
+    });
+    await assert.rejects(rpc.getHighestSnapshotSlot().send(), (err) => isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NO_SNAPSHOT));
+  });
+
+  test('getInflationGovernor: the default schedule, at any commitment; unknown commitments and extra params refused', async () => {
+    const governor = { initial: 0.08, terminal: 0.015, taper: 0.15, foundation: 0.05, foundationTerm: 7 };
+    assert.deepEqual(await rpcResult(url, 'getInflationGovernor'), governor);
+    const { text } = await postRaw(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getInflationGovernor', params: [{ commitment: 'confirmed' }] }));
+    assert.equal(text, '{"jsonrpc":"2.0","result":{"initial":0.08,"terminal":0.015,"taper":0.15,"foundation":0.05,"foundationTerm":7},"id":1}');
+    assert.deepEqual(await rpc.getInflationGovernor({ commitment: 'processed' }).send(), governor);
+    assert.deepEqual((await rpcCall(url, 'getInflationGovernor', [{ commitment: 'soon' }])).error, {
+      code: -32602,
+      message: 'Invalid params: unknown variant `soon`, expected one of `processed`, `confirmed`, `finalized`.',
+    });
+    assert.deepEqual((await rpcCall(url, 'getInflationGovernor', [{}, {}])).error, {
+      code: -32602,
+      message: 'Invalid parameters: Expected from 0 to 1 parameters.',
+      data: '"Got: 2"',
+    });
+  });
+
+  test('getInflationRate: the rates of the finalized epoch, dated from its first slot, as getEpochInfo counts epochs', async () => {
+    assert.deepEqual(await rpcResult(url, 'getInflationRate'), { total: 0.08, validator: 0.08 - 0.08 * 0.05, foundation: 0.08 * 0.05, epoch: 0 });
+    assert.deepEqual((await rpcCall(url, 'getInflationRate', [{ commitment: 'confirmed' }])).error, {
+      code: -32602,
+      message: 'Invalid parameters: No parameters were expected',
+    });
+    // Tip 100, finalized 68: warm-up epoch 1 (slots 32–95), which starts at slot 32.
+    await rpcResult(url, 'localnet_warpSlots', [100]);
+    assert.equal((await rpcResult<{ epoch: number }>(url, 'getEpochInfo')).epoch, 1);
+    const rate = await rpcResult<{ total: number; validator: number; foundation: number; epoch: number }>(url, 'getInflationRate');
+    assert.deepEqual(rate, expectedRate(32, 1));
+    assert.ok(rate.total < 0.08 && rate.total > 0.0799999, `total ${rate.total}`);
+    // Past warm-up (432,000-slot epochs from slot 524,256): the year has moved on visibly.
+    await rpcResult(url, 'localnet_warpSlots', [1_000_000]);
+    const info = await rpcResult<{ absoluteSlot: number; slotIndex: number; epoch: number }>(url, 'getEpochInfo');
+    assert.equal(info.epoch, 15);
+    const late = await rpc.getInflationRate().send();
+    assert.deepEqual(late, { ...expectedRate(info.absoluteSlot - info.slotIndex, 15), epoch: 15n });
+    assert.ok(late.total < 0.0799 && late.foundation > 0, `total ${late.total}`);
+  });
+
+  test('getLargestAccounts: top 20 by lamports, ties in descending address order, every account circulating', async () => {
+    type Balance = { address: Address; lamports: number };
+    const largest = async (config?: object) => (await rpcResult<{ context: { slot: number }; value: Balance[] }>(url, 'getLargestAccounts', config ? [config] : [])).value;
+    const addressBytes = getAddressEncoder();
+    const descendingAddress = (a: Address, b: Address) => {
+      const [x, y] = [addressBytes.encode(a), addressBytes.encode(b)];
+      for (let i = 0; i < 32; i++) if (x[i] !== y[i]) return y[i]! - x[i]!;
+      return 0;
+    };
+    const initial = await largest();
+    assert.equal(initial.length, 20);
+    assert.deepEqual(Object.keys(initial[0]!), ['address', 'lamports']);
+    for (let i = 1; i < initial.length; i++) {
+      const [a, b] = [initial[i - 1]!, initial[i]!];
+      assert.ok(a.lamports > b.lamports || (a.lamports === b.lamports && descendingAddress(a.address, b.address) < 0), `${a.address} before ${b.address}`);
+    }
+    const faucet = initial[0]!;
+    assert.equal((await rpcResult<{ value: number }>(url, 'getBalance', [faucet.address])).value, faucet.lamports);
+
+    // Two written directly with the same balance, one funded by a landed airdrop.
+    const [{ address: twinA }, { address: twinB }, { address: funded }] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+    const twins = 300_000_000_000_000;
+    for (const twin of [twinA, twinB]) await rpcResult(url, 'localnet_setAccount', [twin, { lamports: twins }]);
+    await rpcResult(url, 'requestAirdrop', [funded, 200_000_000_000_000]);
+    const updated = await largest({ commitment: 'confirmed' });
+    assert.equal(updated.length, 20);
+    assert.deepEqual(updated.slice(0, 4), [
+      // The faucet paid the airdrop and its 5000-lamport fee.
+      { address: faucet.address, lamports: faucet.lamports - 200_000_000_000_000 - 5000 },
+      ...[twinA, twinB].sort(descendingAddress).map((address) => ({ address, lamports: twins })),
+      { address: funded, lamports: 200_000_000_000_000 },
+    ]);
+    assert.deepEqual(updated.slice(4), initial.slice(1, 17));
+    // No account is non-circulating here (getSupply says the same).
+    assert.deepEqual(await largest({ filter: 'circulating' }), updated);
+    assert.deepEqual(await largest({ filter: 'nonCirculating' }), []);
+    const kit = await rpc.getLargestAccounts({ filter: 'circulating' }).send();
+    assert.deepEqual(kit.value.map((a) => [a.address, a.lamports]), updated.map((a) => [a.address, BigInt(a.lamports)]));
+
+    // An account emptied to 0 lamports no longer exists, and leaves the list.
+    await rpcResult(url, 'localnet_setAccount', [twinA, { lamports: 0 }]);
+    assert.deepEqual((await largest()).map((a) => a.address).slice(0, 3), [faucet.address, twinB, funded]);
+
+    assert.deepEqual((await rpcCall(url, 'getLargestAccounts', [{ filter: 'staked' }])).error, {
+      code: -32602,
+      message: 'Invalid params: unknown variant `staked`, expected `circulating` or `nonCirculating`.',
+    });
+    assert.equal((await rpcCall(url, 'getLargestAccounts', [{ commitment: 'soon' }])).error?.code, -32602);
+    assert.deepEqual((await rpcCall(url, 'getLargestAccounts', [{}, {}])).error, {
+      code: -32602,
+      message: 'Invalid parameters: Expected from 0 to 1 parameters.',
+      data: '"Got: 2"',
+    });
   });
 });
 

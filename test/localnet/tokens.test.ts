@@ -1,7 +1,7 @@
 /** Token accounts and mints through the RPC, created with the shared test helpers. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { address, generateKeyPairSigner, getBase64Encoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { address, generateKeyPairSigner, getBase58Decoder, getBase64Encoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import {
   fetchMint,
@@ -9,6 +9,7 @@ import {
   getApproveInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
   getMintToInstruction,
+  getRevokeInstruction,
   getSyncNativeInstruction,
   getTokenDecoder,
   TOKEN_PROGRAM_ADDRESS,
@@ -145,6 +146,105 @@ test('getTokenAccountsByOwner rejects unknown programs and mints like the valida
   assert.deepEqual((await rpcCall(url, 'getTokenAccountsByOwner', [owner.address, { mint: nowhere }])).error, {
     code: -32602,
     message: 'Invalid param: could not find mint',
+  });
+});
+
+test('getTokenAccountsByDelegate: the SPL Token and Token-2022 accounts approved to the delegate, and no others', async () => {
+  const url = chain.localnet.rpcUrl;
+  const { signer: holder } = await createFundedSigner(chain);
+  const [delegate, otherDelegate] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+  // Mints of its own, so the supplies other tests check stay as they are.
+  const delegatedMint = await createTestMint(chain, payer, { decimals: 6 });
+  const delegatedMint22 = await createTestMint(chain, payer, { decimals: 2, tokenProgram: TOKEN_2022 });
+  const approved = await createAta(chain, holder, holder.address, delegatedMint);
+  const approvedElsewhere = await createAuxTokenAccount(chain, holder, holder.address, delegatedMint);
+  const notApproved = await createAuxTokenAccount(chain, holder, holder.address, delegatedMint);
+  const approved22 = await createAta(chain, holder, holder.address, delegatedMint22, TOKEN_2022);
+  await mintTokens(chain, payer, delegatedMint, approved, 900_000n);
+  await mintTokens(chain, payer, delegatedMint22, approved22, 5_000n, TOKEN_2022);
+  await sendInstructions(chain, holder, [
+    getApproveInstruction({ source: approved, delegate: delegate.address, owner: holder, amount: 400_000n }),
+    getApproveInstruction({ source: approvedElsewhere, delegate: otherDelegate.address, owner: holder, amount: 1n }),
+    getApproveInstruction({ source: approved22, delegate: delegate.address, owner: holder, amount: 250n }, { programAddress: TOKEN_2022 }),
+  ]);
+
+  const byProgram = await chain.rpc.getTokenAccountsByDelegate(delegate.address, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'jsonParsed' }).send();
+  assert.deepEqual(byProgram.value.map((a) => a.pubkey), [approved]);
+  assert.deepEqual(byProgram.value[0]!.account.data, {
+    program: 'spl-token',
+    parsed: {
+      type: 'account',
+      info: {
+        isNative: false,
+        mint: delegatedMint,
+        owner: holder.address,
+        state: 'initialized',
+        tokenAmount: { amount: '900000', decimals: 6, uiAmount: 0.9, uiAmountString: '0.9' },
+        delegate: delegate.address,
+        delegatedAmount: { amount: '400000', decimals: 6, uiAmount: 0.4, uiAmountString: '0.4' },
+      },
+    },
+    space: 165n,
+  });
+  const byMint = await chain.rpc.getTokenAccountsByDelegate(delegate.address, { mint: delegatedMint }, { encoding: 'base64' }).send();
+  assert.deepEqual(byMint.value.map((a) => [a.pubkey, a.account.owner, a.account.lamports, a.account.space]), [[approved, TOKEN_PROGRAM_ADDRESS, 2_039_280n, 165n]]);
+  const decoded = getTokenDecoder().decode(getBase64Encoder().encode(byMint.value[0]!.account.data[0]));
+  assert.deepEqual([decoded.delegate, decoded.delegatedAmount], [{ __option: 'Some', value: delegate.address }, 400_000n]);
+
+  const token22 = await chain.rpc.getTokenAccountsByDelegate(delegate.address, { programId: TOKEN_2022 }, { encoding: 'jsonParsed' }).send();
+  assert.deepEqual(token22.value.map((a) => [a.pubkey, a.account.owner]), [[approved22, TOKEN_2022]]);
+  assert.equal(token22.value[0]!.account.data.program, 'spl-token-2022');
+  assert.deepEqual(token22.value[0]!.account.data.parsed.info.delegatedAmount, { amount: '250', decimals: 2, uiAmount: 2.5, uiAmountString: '2.5' });
+  const byMint22 = await chain.rpc.getTokenAccountsByDelegate(delegate.address, { mint: delegatedMint22 }, { encoding: 'base64' }).send();
+  assert.deepEqual(byMint22.value.map((a) => a.pubkey), [approved22]);
+
+  const elsewhere = await chain.rpc.getTokenAccountsByDelegate(otherDelegate.address, { mint: delegatedMint }, { encoding: 'base64' }).send();
+  assert.deepEqual(elsewhere.value.map((a) => a.pubkey), [approvedElsewhere]);
+  // The holder owns all four accounts but is the delegate of none; notApproved has no delegate at all.
+  assert.deepEqual((await chain.rpc.getTokenAccountsByDelegate(holder.address, { programId: TOKEN_PROGRAM_ADDRESS }).send()).value, []);
+  const owned = await chain.rpc.getTokenAccountsByOwner(holder.address, { mint: delegatedMint }, { encoding: 'base64' }).send();
+  assert.deepEqual(owned.value.map((a) => a.pubkey).sort(), [approved, approvedElsewhere, notApproved].sort());
+
+  // The raw shape: the same keyed accounts as getTokenAccountsByOwner, in an RpcResponse.
+  const raw = await rpcResult<{ context: { apiVersion: string; slot: number }; value: { pubkey: string; account: Record<string, unknown> }[] }>(url, 'getTokenAccountsByDelegate', [
+    delegate.address,
+    { mint: delegatedMint },
+    { encoding: 'base64', dataSlice: { offset: 72, length: 36 }, commitment: 'confirmed' },
+  ]);
+  assert.deepEqual(Object.keys(raw.context), ['apiVersion', 'slot']);
+  assert.deepEqual(raw.value.map((a) => a.pubkey), [approved]);
+  assert.deepEqual(Object.keys(raw.value[0]!.account), ['data', 'executable', 'lamports', 'owner', 'rentEpoch', 'space']);
+  // dataSlice [72, 108): the COption tag 1 and the delegate.
+  const slice = getBase64Encoder().encode((raw.value[0]!.account.data as [string, string])[0]);
+  assert.deepEqual([...slice.subarray(0, 4)], [1, 0, 0, 0]);
+  assert.equal(address(getBase58Decoder().decode(slice.subarray(4))), delegate.address);
+
+  // Revoke removes the account from the delegate's list.
+  await sendInstructions(chain, holder, [getRevokeInstruction({ source: approved, owner: holder })]);
+  assert.deepEqual((await chain.rpc.getTokenAccountsByDelegate(delegate.address, { mint: delegatedMint }).send()).value, []);
+
+  assert.deepEqual((await rpcCall(url, 'getTokenAccountsByDelegate', [delegate.address, { programId: '11111111111111111111111111111111' }])).error, {
+    code: -32602,
+    message: 'Invalid param: unrecognized Token program id',
+  });
+  assert.deepEqual((await rpcCall(url, 'getTokenAccountsByDelegate', [delegate.address, { mint: otherDelegate.address }])).error, {
+    code: -32602,
+    message: 'Invalid param: could not find mint',
+  });
+  assert.deepEqual((await rpcCall(url, 'getTokenAccountsByDelegate', [delegate.address, { mint: holder.address }])).error, {
+    code: -32602,
+    message: 'Invalid param: not a Token mint',
+  });
+  // The default encoding is binary (base58), which the validator refuses for accounts over 128 bytes.
+  assert.deepEqual((await rpcCall(url, 'getTokenAccountsByDelegate', [otherDelegate.address, { mint: delegatedMint }])).error, {
+    code: -32600,
+    message: 'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.',
+  });
+  assert.equal((await rpcCall(url, 'getTokenAccountsByDelegate', [delegate.address, { mint: delegatedMint }, { commitment: 'soon' }])).error?.code, -32602);
+  assert.deepEqual((await rpcCall(url, 'getTokenAccountsByDelegate', [delegate.address, { mint: delegatedMint }, {}, {}])).error, {
+    code: -32602,
+    message: 'Invalid parameters: Expected from 2 to 3 parameters.',
+    data: '"Got: 4"',
   });
 });
 

@@ -24,8 +24,10 @@ import {
   type VersionedAccountsModeBlockResponse,
 } from '@solana/web3.js';
 import {
+  approve,
   burn,
   closeAccount,
+  createAccount,
   createMint,
   getAccount,
   getMint,
@@ -143,6 +145,34 @@ describe('@solana/spl-token helpers', () => {
   });
 });
 
+describe('token delegates', () => {
+  test('approve, then getTokenAccountsByDelegate (raw: web3.js has no delegate method) lists the approved account only', async () => {
+    const mint = await createMint(connection, payer, payer.publicKey, null, 3);
+    const delegate = Keypair.generate().publicKey;
+    const ata = await getOrCreateAssociatedTokenAccount(connection, payer, mint, payer.publicKey);
+    const unapproved = await createAccount(connection, payer, mint, payer.publicKey, Keypair.generate());
+    await mintTo(connection, payer, mint, ata.address, payer, 10_000n);
+    await approve(connection, payer, ata.address, delegate, payer, 2_500n);
+    const onChain = await getAccount(connection, ata.address);
+    assert.equal(onChain.delegate?.toBase58(), delegate.toBase58());
+    assert.equal(onChain.delegatedAmount, 2_500n);
+
+    type Keyed = { pubkey: string; account: { owner: string; data: { program: string; parsed: { info: Record<string, unknown> } } } };
+    const { value } = await rpcResult<{ context: { slot: number }; value: Keyed[] }>(localnet.rpcUrl, 'getTokenAccountsByDelegate', [
+      delegate.toBase58(),
+      { mint: mint.toBase58() },
+      { encoding: 'jsonParsed', commitment: 'confirmed' },
+    ]);
+    assert.deepEqual(value.map((a) => a.pubkey), [ata.address.toBase58()]);
+    assert.equal(value[0]?.account.data.program, 'spl-token');
+    assert.deepEqual(value[0]?.account.data.parsed.info.delegatedAmount, { amount: '2500', decimals: 3, uiAmount: 2.5, uiAmountString: '2.5' });
+    // The owner's view has both accounts; only the approved one is the delegate's.
+    const owned = await connection.getParsedTokenAccountsByOwner(payer.publicKey, { mint });
+    assert.deepEqual(owned.value.map((a) => a.pubkey.toBase58()).sort(), [ata.address.toBase58(), unapproved.toBase58()].sort());
+    assert.equal(owned.value.find((a) => a.pubkey.equals(unapproved))?.account.data.parsed.info.delegate, undefined);
+  });
+});
+
 describe('history and cluster methods in the shapes web3.js parses', () => {
   let signature: string;
   let slot: number;
@@ -241,5 +271,26 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
     // The stake program's own answer (Stake instruction GetMinimumDelegation on this chain).
     const minimum = await connection.getStakeMinimumDelegation();
     assert.ok(minimum.value === 1 || minimum.value === LAMPORTS_PER_SOL, `stake minimum delegation ${minimum.value}`);
+  });
+
+  test('getLargestAccounts, getInflationGovernor and getInflationRate', async () => {
+    const largest = await connection.getLargestAccounts();
+    assert.equal(largest.value.length, 20);
+    assert.ok(largest.value.every((a, i) => a.address instanceof PublicKey && (i === 0 || largest.value[i - 1]!.lamports >= a.lamports)));
+    const mine = largest.value.find((a) => a.address.equals(payer.publicKey));
+    assert.equal(mine?.lamports, await connection.getBalance(payer.publicKey));
+    assert.deepEqual((await connection.getLargestAccounts({ filter: 'nonCirculating' })).value, []);
+    const circulating = await connection.getLargestAccounts({ filter: 'circulating', commitment: 'finalized' });
+    assert.deepEqual(circulating.value.map((a) => a.address.toBase58()), largest.value.map((a) => a.address.toBase58()));
+
+    assert.deepEqual(await connection.getInflationGovernor(), { initial: 0.08, terminal: 0.015, taper: 0.15, foundation: 0.05, foundationTerm: 7 });
+    // The rates of the finalized epoch (the clock runs: read the epoch before and after).
+    const epochBefore = (await connection.getEpochInfo('finalized')).epoch;
+    const rate = await connection.getInflationRate();
+    const epochAfter = (await connection.getEpochInfo('finalized')).epoch;
+    assert.ok(rate.epoch >= epochBefore && rate.epoch <= epochAfter, `epoch ${rate.epoch}, finalized ${epochBefore}–${epochAfter}`);
+    const year = (await connection.getEpochSchedule()).getFirstSlotInEpoch(rate.epoch) / (365.242199 * 24 * 60 * 60 * 2.5);
+    const total = 0.08 * Math.pow(0.85, year);
+    assert.deepEqual(rate, { total, validator: total - total * 0.05, foundation: total * 0.05, epoch: rate.epoch });
   });
 });
