@@ -7,12 +7,12 @@ import type { OperationLocks } from '../../store/operationLocks.ts';
 import {
   AllowNetLossField,
   formA,
+  formASchema,
   OperationDetailsFields,
   operationDetails,
   parseAddress,
   PriorityFeeField,
   problem,
-  StatusField,
   U64,
   UserPrivateKeyField,
 } from './operationSchemas.ts';
@@ -27,12 +27,8 @@ export const BurnRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const BurnResponseSchema = Type.Object({
-  transactionId: Type.String({ description: 'Signature of the (first) burn transaction' }),
-  status: StatusField,
-  message: Type.String({ description: 'What was burned, closed and reclaimed, the fees and the net ("net +0.00203428 SOL")' }),
-  tx_hash: Type.String({ description: "Alias of transactionId (the specification's Form B)" }),
-  details: Type.Object({
+export const BurnResponseSchema = formASchema(
+  Type.Object({
     ...OperationDetailsFields,
     mint: Type.String(),
     tokenProgram: Type.String(),
@@ -41,7 +37,11 @@ export const BurnResponseSchema = Type.Object({
     computeUnitLimit: Type.Integer(),
     computeUnitPriceMicroLamports: U64,
   }),
-});
+  {
+    transactionId: 'Signature of the (first) burn transaction',
+    message: 'What was burned, closed and reclaimed, the fees and the net ("net +0.00203428 SOL")',
+  },
+);
 
 export function toBurnResponse(result: OperationResult, mint: { address: string; tokenProgram: string; decimals: number }) {
   const details = operationDetails(result);

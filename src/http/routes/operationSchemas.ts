@@ -3,7 +3,7 @@
  * each, so the four doors of the pipeline speak the same JSON and the OpenAPI document says so.
  */
 import { isAddress, type Address } from '@solana/kit';
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import { formatSol } from '../../plan/priorityFee.ts';
 import { CinderError } from '../../errors.ts';
 import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
@@ -39,11 +39,13 @@ export const FeePayerField = Type.Union([Type.Literal('owner'), Type.Literal('sp
   description: "'sponsor': the service's fee sponsor pays and is repaid from the reclaimed rent in the same transaction",
 });
 
+export const StatusField = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]);
+
 const SkippedAccountSchema = Type.Object({ address: Type.String(), code: Type.String(), reason: Type.String() });
 
 export const TransactionReportSchema = Type.Object({
   signature: Type.String(),
-  status: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]),
+  status: StatusField,
   slot: Type.Union([Type.Integer(), Type.Null()]),
   closedAccounts: Type.Array(Type.String()),
   computeUnitLimit: Type.Integer(),
@@ -68,8 +70,6 @@ export const OperationDetailsFields = {
   transactions: Type.Array(TransactionReportSchema),
 };
 
-export const StatusField = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]);
-
 export function parseAddress(value: string, field: string, code: 'INVALID_MINT' | 'INVALID_OWNER'): Address {
   if (!isAddress(value)) {
     throw new CinderError(code, `${field} is not a valid base58 Solana address (32 bytes)`, {
@@ -84,6 +84,19 @@ export function parseBurnList(values: readonly string[] | undefined): Address[] 
 }
 
 const u64 = (n: bigint) => n.toString();
+/** A slot in JSON: a number (slots stay far below 2^53), or null when the transaction did not land. */
+export const slotJson = (slot: bigint | null) => (slot === null ? null : Number(slot));
+
+/** The schema of formA's answer; `details` differ per operation. */
+export function formASchema<D extends TSchema>(details: D, descriptions: { transactionId: string; message?: string }) {
+  return Type.Object({
+    transactionId: Type.String({ description: descriptions.transactionId }),
+    status: StatusField,
+    message: Type.String(descriptions.message === undefined ? {} : { description: descriptions.message }),
+    tx_hash: Type.String({ description: "Alias of transactionId (the specification's Form B)" }),
+    details,
+  });
+}
 
 /** The specification's Form A (transactionId, status, message), its Form B alias tx_hash, and the details. */
 export function formA<D>(result: { signatures: readonly string[]; status: string; message: string }, details: D) {
@@ -94,7 +107,7 @@ export function formA<D>(result: { signatures: readonly string[]; status: string
 export function operationDetails(result: OperationResult) {
   return {
     signatures: result.signatures,
-    slot: result.slot === null ? null : Number(result.slot),
+    slot: slotJson(result.slot),
     owner: result.owner,
     closedAccounts: result.closedAccounts,
     skippedAccounts: result.skippedAccounts,
@@ -106,7 +119,7 @@ export function operationDetails(result: OperationResult) {
     sponsored: result.sponsored,
     transactions: result.transactions.map((t) => ({
       ...t,
-      slot: t.slot === null ? null : Number(t.slot),
+      slot: slotJson(t.slot),
       computeUnitPriceMicroLamports: u64(t.computeUnitPriceMicroLamports),
       feeLamports: u64(t.feeLamports),
     })),

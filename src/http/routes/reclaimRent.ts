@@ -12,6 +12,7 @@ import {
   AllowNetLossField,
   BurnListField,
   formA,
+  formASchema,
   OperationDetailsFields,
   operationDetails,
   OwnerField,
@@ -21,7 +22,6 @@ import {
   previewOf,
   PriorityFeeField,
   problem,
-  StatusField,
   U64,
   UserPrivateKeyField,
   WithdrawExcessField,
@@ -38,17 +38,14 @@ export const ReclaimRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ReclaimResponseSchema = Type.Object({
-  transactionId: Type.String({ description: 'Signature of the first transaction' }),
-  status: StatusField,
-  message: Type.String(),
-  tx_hash: Type.String({ description: 'Alias of transactionId' }),
-  details: Type.Object({
+export const ReclaimResponseSchema = formASchema(
+  Type.Object({
     ...OperationDetailsFields,
     burned: Type.Array(Type.Object({ mint: Type.String(), amount: U64, decimals: Type.Integer() })),
     excessWithdrawnLamports: U64,
   }),
-});
+  { transactionId: 'Signature of the first transaction' },
+);
 
 const PreviewQuerySchema = Type.Object(
   {

@@ -3,7 +3,7 @@ import type { AppDeps, CinderApp } from '../types.ts';
 import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../operations/relay.ts';
 import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
-import { formA } from './operationSchemas.ts';
+import { formA, formASchema, problem, slotJson, StatusField } from './operationSchemas.ts';
 
 /** Base64 of the largest transaction. */
 const MAX_WIRE_BASE64 = Math.ceil(TRANSACTION_SIZE_LIMIT / 3) * 4;
@@ -26,37 +26,30 @@ export const RelayRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const StatusSchema = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]);
-
-export const RelayResponseSchema = Type.Object({
-  transactionId: Type.String({ description: 'Signature of the first transaction' }),
-  status: StatusSchema,
-  message: Type.String(),
-  tx_hash: Type.String({ description: 'Alias of transactionId' }),
-  details: Type.Object({
+export const RelayResponseSchema = formASchema(
+  Type.Object({
     signatures: Type.Array(Type.String()),
     slot: Type.Union([Type.Integer(), Type.Null()]),
     transactions: Type.Array(
       Type.Object({
         signature: Type.String(),
-        status: StatusSchema,
+        status: StatusField,
         slot: Type.Union([Type.Integer(), Type.Null()]),
         sponsored: Type.Boolean({ description: 'The fee sponsor paid the fee and was repaid in the same transaction' }),
         error: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
   }),
-});
+  { transactionId: 'Signature of the first transaction' },
+);
 
 export function toRelayResponse(result: RelayResult) {
   return formA(result, {
     signatures: result.signatures,
-    slot: result.slot === null ? null : Number(result.slot),
-    transactions: result.transactions.map((t) => ({ ...t, slot: t.slot === null ? null : Number(t.slot) })),
+    slot: slotJson(result.slot),
+    transactions: result.transactions.map((t) => ({ ...t, slot: slotJson(t.slot) })),
   });
 }
-
-const problem = Type.Ref('Problem');
 
 export function registerRelayTransactionsRoute(
   app: CinderApp,
