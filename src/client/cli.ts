@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair } from './index.js';
-import type { CommandContext } from './commands/context.ts';
+import { quotedUnlessKey, type CommandContext } from './commands/context.ts';
 import { RECLAIM_HELP, reclaimCommand } from './commands/reclaim.ts';
 import { prepareBurnCommand, RELAY_HELP, relayCommand } from './commands/relay.ts';
 
@@ -406,15 +406,15 @@ async function readKey(values: Record<string, unknown>, io: CliIo): Promise<stri
     try {
       text = await readFile(path, 'utf8');
       if (((await stat(path)).mode & 0o077) !== 0) {
-        await write(io.stderr, `warning: ${file} can be read by other users; chmod 600 it\n`);
+        await write(io.stderr, `warning: ${quotedUnlessKey(file)} can be read by other users; chmod 600 it\n`);
       }
     } catch (error) {
-      throw new CliError(`cannot read the key file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new CliError(`cannot read the key file ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
   } else {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(envName!)) throw new UsageError('--key-env takes the name of an environment variable, e.g. --key-env SOLANA_KEY');
     const value = io.env[envName!];
-    if (value === undefined || value.trim() === '') throw new UsageError(`the environment variable ${envName} is not set`);
+    if (value === undefined || value.trim() === '') throw new UsageError(`the environment variable ${quotedUnlessKey(envName!)} is not set`);
     text = value;
   }
   text = text.trim();

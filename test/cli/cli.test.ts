@@ -9,10 +9,10 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { getAddressDecoder } from '@solana/kit';
+import { getAddressDecoder, getBase58Decoder } from '@solana/kit';
 import { createTestApp } from '../helpers/app.ts';
 import { startFormBServer, type FormBServer } from '../client/formBServer.ts';
-import { BIN, cinder, dir, holder, supplyOf, t, url, useCliApp, type Run } from './cliFixture.ts';
+import { BIN, cinder, dir, holder, secrets, supplyOf, t, url, useCliApp, type Run } from './cliFixture.ts';
 
 useCliApp('cinder-cli-');
 
@@ -70,6 +70,26 @@ describe('cinder (usage)', () => {
       const run = await cinder(args); // cinder() asserts that the key is not in the output
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, /shell history|no positional arguments|unknown command "…"/);
+    }
+  });
+
+  it('a key given where a file or variable name belongs is not quoted back', async () => {
+    const { base58, keygen } = await holder();
+    // --key-env checks the name's shape first: only a key that starts with a letter gets past it.
+    let letterFirst = base58;
+    while (!/^[A-Za-z]/.test(letterFirst)) letterFirst = getBase58Decoder().decode(crypto.getRandomValues(new Uint8Array(64)));
+    secrets.push(letterFirst, keygen);
+    const cases: [string[], RegExp][] = [
+      [['burn', '--mint', 'M', '--priority-fee', '0', '--key-file', base58], /^cinder: cannot read the key file \(not shown: it looks like a private key\): E[A-Z]+\n/],
+      [['burn', '--mint', 'M', '--priority-fee', '0', '--key-env', letterFirst], /^cinder: the environment variable \(not shown: it looks like a private key\) is not set/],
+      [['burn', '--mint', 'M', '--priority-fee', '0', '--key-file', keygen], /^cinder: cannot read the key file \(not shown: it looks like a private key\)/],
+      [['relay', base58], /^cinder: cannot read \(not shown: it looks like a private key\)/],
+      [['reclaim', '--keys-file', base58, '--priority-fee', '0'], /^cinder: cannot read the keys file \(not shown: it looks like a private key\)/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await cinder(args, { url }); // cinder() asserts that neither form of the key is in the output
+      assert.notEqual(run.code, 0);
+      assert.match(run.stderr, message, run.stderr);
     }
   });
 });

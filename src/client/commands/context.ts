@@ -59,14 +59,28 @@ export function priorityFeeOption(ctx: CommandContext, fallback?: string): numbe
  * A wallet address given as an argument. Checked here, before it is printed or sent: a value that
  * is not a 32-byte address may be a private key pasted in the wrong place, so it is never echoed.
  */
+/** The number of bytes `text` decodes to as base58, or null when it is not base58. */
+function base58Length(text: string): number | null {
+  try {
+    return getBase58Encoder().encode(text).length;
+  } catch {
+    return null; // not base58 at all
+  }
+}
+
+/**
+ * A value given where a name belongs (a file name, a variable's name), to quote in a message: not
+ * when it could be the key itself (`--key-file <the key>`, `--key-env $KEY`): 32 or 64 bytes of
+ * base58, or a byte array.
+ */
+export function quotedUnlessKey(text: string): string {
+  const length = base58Length(text.trim());
+  return length === 32 || length === 64 || text.trim().startsWith('[') ? '(not shown: it looks like a private key)' : text;
+}
+
 export function addressOption(ctx: CommandContext, name: string, text: string): string {
   if (isAddress(text)) return text;
-  let length: number | null = null;
-  try {
-    length = getBase58Encoder().encode(text).length;
-  } catch {
-    // not base58 at all
-  }
+  const length = base58Length(text);
   if (length === 64 || length === 32) {
     // 32 bytes that fail isAddress cannot happen (any 32 bytes are an address); 64 is a secret key.
     throw ctx.usage(`${name} must be a wallet address; this value is 64 bytes, the size of a private key. Never give a key as an argument (use --key-file or --key-env).`);

@@ -25,6 +25,7 @@ import {
   feePayerOption,
   mintListOption,
   priorityFeeOption,
+  quotedUnlessKey,
   sol,
   stringOption,
   table,
@@ -270,7 +271,7 @@ async function keysOf(ctx: CommandContext, file: string): Promise<{ line: number
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw ctx.fail(`cannot read the keys file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw ctx.fail(`cannot read the keys file ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   const entries: { line: number; key: string | number[] | null; why: string }[] = [];
   for (const [index, raw] of text.split(/\r?\n/).entries()) {

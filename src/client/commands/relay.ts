@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text as readStream } from 'node:stream/consumers';
-import { addressOption, EXIT_CODES, exitForStatus, feePayerOption, priorityFeeOption, stringOption, write, type CommandContext } from './context.ts';
+import { addressOption, EXIT_CODES, quotedUnlessKey, exitForStatus, feePayerOption, priorityFeeOption, stringOption, write, type CommandContext } from './context.ts';
 import { formatTransactions, preparedNote } from './reclaim.ts';
 
 export const RELAY_HELP = `  burn --owner ADDRESS --mint MINT --priority-fee SOL --unsigned [--fee-payer owner|sponsor]
@@ -67,9 +67,9 @@ export async function relayCommand(ctx: CommandContext): Promise<number> {
   try {
     text = file === '-' ? await readStream(process.stdin) : await readFile(resolve(ctx.io.cwd, file), 'utf8');
   } catch (error) {
-    throw ctx.fail(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw ctx.fail(`cannot read ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  const name = file === '-' ? 'standard input' : file;
+  const name = file === '-' ? 'standard input' : quotedUnlessKey(file);
   const request = relayRequestOf(ctx, name, text);
   const client = ctx.client();
   const result = await ctx.patiently(() => client.relay(request));
