@@ -20,16 +20,23 @@ const HEX = /^[0-9a-fA-F]{128}$/;
 const BASE64 = /^[A-Za-z0-9+/_-]{85,86}={0,2}$/;
 const NUMBER_ARRAY = /^\[\s*\d{1,3}(\s*,\s*\d{1,3}){63}\s*\]$/;
 
+/**
+ * Scratch space, allocated once: this runs for every long URL segment, before authentication, and
+ * a sodium_malloc per call (locked pages, freed only by the garbage collector) let a client
+ * exhaust the process's mappings and abort it within ten thousand requests.
+ */
+const publicKey = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
+const secretKey = sodium.sodium_malloc(sodium.crypto_sign_SECRETKEYBYTES);
+
 /** True when `bytes` is 64 bytes whose second half is the ed25519 public key of the first half. */
 export function isEd25519Keypair(bytes: Uint8Array): boolean {
   if (bytes.length !== 64) return false;
-  const publicKey = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
-  const secretKey = sodium.sodium_malloc(sodium.crypto_sign_SECRETKEYBYTES);
   try {
     sodium.crypto_sign_seed_keypair(publicKey, secretKey, Buffer.from(bytes.buffer, bytes.byteOffset, 32));
     return sodium.sodium_memcmp(publicKey, Buffer.from(bytes.buffer, bytes.byteOffset + 32, 32));
   } finally {
     sodium.sodium_memzero(secretKey);
+    sodium.sodium_memzero(publicKey);
   }
 }
 

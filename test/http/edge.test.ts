@@ -279,6 +279,17 @@ describe('private keys in the wrong place', () => {
     assert.equal(isSecretKeyText(victim.address), false);
   });
 
+  it('20,000 requests with a signature-long path segment: the key check holds no memory per request, and the process keeps answering', async () => {
+    // Each long segment is checked for a key before authentication. The check once took locked
+    // memory (sodium_malloc) per call, freed only by the garbage collector: within 10,000 such
+    // requests the process aborted (std::bad_alloc), a crash any client could cause.
+    const signature = getBase58Decoder().decode(Uint8Array.from({ length: 64 }, (_, i) => 255 - i));
+    for (let i = 0; i < 20_000; i++) {
+      const response = await open.app.inject({ method: 'GET', url: `/nope/${signature}` });
+      if (response.statusCode !== 404) assert.fail(`request ${i}: ${response.statusCode} ${response.body}`);
+    }
+  });
+
   it('refuses a key in the path of GET /api/transactions/{signature}: not echoed, not sent to the RPC', async () => {
     const before = await signatureStatusCalls();
     for (const form of [victim.base58SecretKey, Buffer.from(victim.secretKey).toString('hex').slice(0, 100)]) {
