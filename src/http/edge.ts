@@ -33,6 +33,7 @@ import type { Socket } from 'node:net';
 import { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { CinderApp } from './types.ts';
+import { isApiPath } from './auth.ts';
 import { CinderError, toProblem } from '../errors.ts';
 import { isSecretKeyText } from '../keys/detectSecretKey.ts';
 import { sendProblem } from './problem.ts';
@@ -113,12 +114,6 @@ function rewriteUrl(req: RawRequest): string {
 /** The path of a (normalised) URL, without its query. */
 export const pathOf = (url: string): string => url.split('?')[0]!;
 
-/** True for /api and everything under it (case-insensitive), given a normalised URL. */
-export const isApiUrl = (url: string): boolean => {
-  const path = pathOf(url).toLowerCase();
-  return path === '/api' || path.startsWith('/api/');
-};
-
 /** True when any path segment, query name or query value (or a part of one) is a private key. */
 export function urlHoldsSecretKey(url: string): boolean {
   const queryAt = url.indexOf('?');
@@ -136,7 +131,11 @@ export function urlHoldsSecretKey(url: string): boolean {
     for (const [name, value] of new URLSearchParams(url.slice(queryAt + 1))) candidates.push(name, value);
   }
   // A key may also be one part of a value ("a,b", "x:key"): check the parts too.
-  return candidates.some((text) => text.length >= 86 && [text, ...text.split(/[\s,;:|=&]+/)].some(isSecretKeyText));
+  return candidates.some((text) => {
+    if (text.length < 86) return false;
+    const parts = text.split(/[\s,;:|=&]+/);
+    return isSecretKeyText(text) || (parts.length > 1 && parts.some(isSecretKeyText));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,7 +359,7 @@ export function registerEdge(app: CinderApp): void {
     // pasted there (indistinguishable from an address) would be echoed. No Cinder redirect needs it.
     const location = reply.getHeader('location');
     if (typeof location === 'string' && location.includes('?')) reply.header('location', location.slice(0, location.indexOf('?')));
-    if (isApiUrl(request.url)) reply.header('cache-control', 'no-store');
+    if (isApiPath(request.url)) reply.header('cache-control', 'no-store');
     return payload;
   });
 

@@ -44,7 +44,7 @@ import { throttledLog } from '../store/redis.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** The routes that sign and send with the caller's key: a retried request must never send twice. */
-const IDEMPOTENT_ROUTES = new Set(['/api/burn_tokens', '/api/reclaim_rent']);
+export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set(['/api/burn_tokens', '/api/reclaim_rent']);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 declare module 'fastify' {

@@ -8,7 +8,7 @@
  *   an operation can produce), as an `enum` of the response schema's `code`, an `x-problem-codes`
  *   list and a table in the response description;
  * - the `application/problem+json` media type, `Retry-After` / `WWW-Authenticate` headers, the
- *   optional API key schemes and the `Idempotency-Key` header of the burn.
+ *   optional API key schemes and the `Idempotency-Key` header of the burn and the reclaim.
  *
  * Served at GET /openapi.json; Swagger UI (from the npm package, no CDN) at GET /docs.
  */
@@ -18,6 +18,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES, statusOf, titleOf, type CinderErrorCode } from '../errors.ts';
 import type { CinderApp } from './types.ts';
+import { IDEMPOTENT_ROUTES } from './idempotency.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 
@@ -247,7 +248,7 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       }
       const burnBody = operationId === 'burn_tokens' ? operation.requestBody?.content?.['application/json'] : undefined;
       if (burnBody) burnBody.example = BURN_TRY_IT_OUT;
-      if (operationId === 'burn_tokens' && !operation.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
+      if (method === 'post' && IDEMPOTENT_ROUTES.has(path) && !operation.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
         operation.parameters = [
           ...(operation.parameters ?? []),
           {
@@ -255,7 +256,7 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
             in: 'header',
             required: false,
             description:
-              'Makes a retried burn safe: the same key with the same body within 24 h returns the first answer without touching the chain again.',
+              'Makes a retried burn or reclaim safe: the same key with the same body within 24 h returns the first answer without touching the chain again.',
             schema: { type: 'string', minLength: 1, maxLength: 255 },
           } as { name: string; in: string },
         ];

@@ -75,6 +75,10 @@ describe('GET /openapi.json', () => {
     const burn200 = burn.responses['200']!.content!['application/json']!.schema as unknown as { required: string[] };
     assert.deepEqual(burn200.required, ['transactionId', 'status', 'message', 'tx_hash', 'details']);
     assert.ok(burn.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key' && !p.required));
+    // Every route the Idempotency-Key applies to documents it, and no other.
+    const reclaim = operation({ method: 'post', path: '/api/reclaim_rent' });
+    assert.ok(reclaim.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key' && !p.required));
+    assert.ok(!operation({ method: 'get', path: '/api/reclaim_rent' }).parameters?.some((p) => p.name === 'Idempotency-Key'));
 
     const wallets = operation(WALLETS);
     assert.equal(wallets.operationId, 'generate_wallets');
