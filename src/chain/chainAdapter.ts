@@ -253,7 +253,6 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     isUndelivered,
     notSent: (cause) => rpcUnavailable(cause),
     hasReachedCommitment,
-    onBlockHeight: (blockHeight) => blockhashes.observeBlockHeight(blockHeight),
     subscribe: subscriptions
       ? async (signature, { onLanded, onLost }, abortSignal) => {
           const notifications = await subscriptions.signatureNotifications(signature, { commitment }).subscribe({ abortSignal });

@@ -57,11 +57,6 @@ interface Waiter {
   onAbort: () => void;
 }
 
-export interface BudgetedTransport extends RpcTransport {
-  /** Requests waiting for their turn right now. */
-  readonly queued: number;
-}
-
 function retryAfterMsOf(error: unknown): number | null {
   if (!isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return null;
   const header = error.context.headers?.get?.('retry-after');
@@ -75,7 +70,7 @@ function retryAfterMsOf(error: unknown): number | null {
 const isRefusal = (error: unknown) =>
   isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR) && error.context.statusCode === 429;
 
-export function createBudgetedTransport(options: BudgetedTransportOptions): BudgetedTransport {
+export function createBudgetedTransport(options: BudgetedTransportOptions): RpcTransport {
   const inner = createDefaultRpcTransport({ url: options.url });
   const maxPerSecond = options.maxRequestsPerSecond;
   // Spread evenly rather than in bursts at the start of each second.
@@ -184,6 +179,5 @@ export function createBudgetedTransport(options: BudgetedTransportOptions): Budg
       }
     }
   };
-  Object.defineProperty(transport, 'queued', { get: queuedCount });
-  return transport as BudgetedTransport;
+  return transport;
 }

@@ -45,8 +45,6 @@ export interface SignatureTrackerOptions {
   /** The error for a transaction that could not be sent at all. */
   notSent(cause: unknown): Error;
   hasReachedCommitment(status: SignatureStatus | null, commitment: Commitment): boolean;
-  /** The block height seen on a tick (the blockhash cache drops an ageing hash with it). */
-  onBlockHeight?(blockHeight: bigint): void;
   /**
    * WebSocket mode: subscribes to the signature reaching the commitment; resolves once the
    * subscription is in place, then calls `onLanded` once, or `onLost` when the subscription ends
@@ -88,8 +86,6 @@ interface Entry {
 export interface SignatureTracker {
   /** Sends the transaction and resolves when it landed, expired, or the deadline passed (unknown). */
   track(transaction: SignedTransaction, deadline: number): Promise<SendOutcome>;
-  /** Signatures in flight now. */
-  readonly size: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -190,7 +186,6 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
 
     if (unknown.length > 0) {
       const blockHeight = await options.getBlockHeight(deadline);
-      options.onBlockHeight?.(blockHeight);
       const expired = unknown.filter(([, entry]) => blockHeight > entry.transaction.lastValidBlockHeight);
       if (expired.length > 0) {
         // One last look with the whole history before declaring them dead.
@@ -234,10 +229,6 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
   }
 
   return {
-    get size() {
-      return entries.size;
-    },
-
     track(transaction, deadline) {
       return new Promise<SendOutcome>((resolve, reject) => {
         const { signature } = transaction;

@@ -100,8 +100,6 @@ export interface OperationResult {
   feeLamports: bigint;
   netLamports: bigint;
   skippedAccounts: SkippedAccount[];
-  /** What was planned, for "only part of it landed" messages. */
-  plannedAccounts: number;
 }
 
 /** Why an account is skipped, in a sentence a person can act on. */
@@ -266,7 +264,6 @@ export function createPipeline(deps: PipelineDeps) {
       feeLamports,
       netLamports: reclaimedLamports + excessWithdrawnLamports - feeLamports,
       skippedAccounts: skippedOf(planned.actions),
-      plannedAccounts: plan.transactions.reduce((s, t) => s + t.planned.actions.length, 0),
     };
     // Plain data only: the operation locks hand this result to waiters on other instances as JSON.
     return { ...result, message: describeOutcome(result, request.door, planned.mint), mint: planned.mint };

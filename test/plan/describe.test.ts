@@ -42,7 +42,6 @@ function result(transactions: TransactionReport[], over: Partial<OperationResult
     feeLamports,
     netLamports: reclaimedLamports - feeLamports,
     skippedAccounts: [],
-    plannedAccounts: transactions.reduce((s, t) => s + t.closedAccounts.length, 0),
     ...over,
   };
 }
