@@ -22,6 +22,7 @@ import {
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { epochPosition, type EpochScheduleParams } from './epochs.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type UiTokenAmount } from './jsonParsed.ts';
+import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM } from './parsedInstructions.ts';
 import type { TransactionErrorJson } from './txErrors.ts';
 import type { DecodedMessage, WireTransaction } from './wire.ts';
 
@@ -32,9 +33,6 @@ export const FINALIZATION_DEPTH = 32;
 /** Landed-transaction records kept for getSignatureStatuses / getTransaction. */
 const MAX_RECORDS = 100_000;
 
-export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-const SYSTEM_PROGRAM_ID = SYSTEM_PROGRAM;
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
 const NATIVE_MINT_2022 = '9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP';
@@ -46,14 +44,14 @@ const STAKE_PROGRAM = 'Stake11111111111111111111111111111111111111';
 const GET_MINIMUM_DELEGATION = 13;
 /** Owners of every account LiteSVM creates at genesis (the faucet, sysvars, programs, native mints). */
 const GENESIS_OWNERS = [
-  SYSTEM_PROGRAM_ID,
+  SYSTEM_PROGRAM,
   'NativeLoader1111111111111111111111111111111',
   'BPFLoader2111111111111111111111111111111111',
   'BPFLoaderUpgradeab1e11111111111111111111111',
   'LoaderV411111111111111111111111111111111111',
   'Sysvar1111111111111111111111111111111111111',
-  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
+  TOKEN_PROGRAM,
+  TOKEN_2022_PROGRAM,
 ];
 
 export interface Logger {
@@ -349,10 +347,6 @@ export class Chain {
     return this.transactionCount;
   }
 
-  get slotDurationMs(): number {
-    return this.slotMs;
-  }
-
   epochInfo(slot: number = this.currentSlot): { epoch: bigint; slotIndex: bigint; slotsInEpoch: bigint } {
     return epochPosition(this.schedule, BigInt(slot));
   }
@@ -454,7 +448,7 @@ export class Chain {
   private produceSlots(count: number): void {
     const target = this.currentSlot + count;
     const now = this.nowSeconds();
-    let parent = this.blocks.get(this.currentSlot) ?? this.blockAtOrBefore(this.currentSlot);
+    let parent = this.blockAtOrBefore(this.currentSlot);
     for (let slot = Math.max(this.currentSlot + 1, target - MAX_PROCESSING_AGE); slot <= target; slot++) {
       this.svm.expireBlockhash();
       this.latest = this.svm.latestBlockhash();

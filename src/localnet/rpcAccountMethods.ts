@@ -163,7 +163,7 @@ export function accountMethods(chain: Chain): RpcMethodTable {
       // hard-coded non-circulating lists and stake accounts locked up by their custodian. This chain
       // has none of them (getSupply reports nonCirculating 0), so every account circulates.
       const accounts = filter === 'nonCirculating' ? [] : chain.largestAccounts(NUM_LARGEST_ACCOUNTS);
-      return withContext(chain, accounts.map(({ address, lamports }) => ({ address, lamports })));
+      return withContext(chain, accounts);
     },
 
     getTokenAccountBalance(params) {

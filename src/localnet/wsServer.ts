@@ -223,7 +223,6 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
     }
     const id = typeof request?.id === 'number' || typeof request?.id === 'string' ? request.id : null;
     const reply = (body: object) => client.socket.send(stringifyJson({ jsonrpc: '2.0', ...body, id }));
-    const failureKey = `${String(request?.method)} ${stringifyJson(request?.params ?? null)}`;
     try {
       if (typeof request !== 'object' || request === null || typeof request.method !== 'string') {
         throw new RpcError(RpcErrorCode.INVALID_REQUEST, 'Invalid request');
@@ -249,6 +248,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       }
     } catch (err) {
       if (err instanceof RpcError) {
+        const failureKey = `${String(request?.method)} ${stringifyJson(request?.params ?? null)}`;
         const failures = client.failures.get(failureKey) ?? 0;
         client.failures.delete(failureKey);
         client.failures.set(failureKey, failures + 1);
