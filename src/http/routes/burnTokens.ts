@@ -1,11 +1,11 @@
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
-import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
 import type { OperationResult, Pipeline } from '../../operations/pipeline.ts';
 import type { OperationLocks } from '../../store/operationLocks.ts';
 import {
   AllowNetLossField,
+  executeKeyed,
   formA,
   formASchema,
   OperationDetailsFields,
@@ -58,8 +58,9 @@ export function toBurnResponse(result: OperationResult, mint: { address: string;
 
 export function registerBurnTokensRoute(
   app: CinderApp,
-  { config, pipeline, locks }: Pick<AppDeps, 'config'> & { pipeline: Pipeline; locks: OperationLocks },
+  deps: Pick<AppDeps, 'config'> & { pipeline: Pipeline; locks: OperationLocks },
 ): void {
+  const { config } = deps;
   app.post(
     '/api/burn_tokens',
     {
@@ -76,30 +77,12 @@ export function registerBurnTokensRoute(
       const { mint, priorityFee, userPrivateKey, allowNetLoss } = request.body;
       const mintAddress = parseAddress(mint, 'mint', 'INVALID_MINT');
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
-      const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
-      // One burn per owner and mint at a time (money rules): a duplicate joins the running burn and
-      // gets its answer; one waiting on another instance gives up after half the deadline (409).
-      // Counted from the request's arrival (reply.elapsedTime), not from here: under load the body
-      // parse, the key decode and the queue before this handler are part of the caller's wait too.
-      const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
-      // Right before sending: the lock is held until what is sent can no longer land (a `pending`
-      // answer keeps it), and the idempotency record gets the signatures.
-      const result = await locks.run(
-        `burn:${signer.address}:${mintAddress}`,
-        (lock) =>
-          pipeline.execute(
-            { owner: signer.address, door: { kind: 'burn', mint: mintAddress }, priorityFeeLamports, allowNetLoss: allowNetLoss ?? false, feePayer: 'auto', keyIsSeed: isSeed },
-            signer,
-            {
-              deadline,
-              beforeSend: async (signatures, height) => {
-                await lock.holdForLanding();
-                await request.cinderRecordSent(signatures, height);
-              },
-            },
-          ),
-        { busyCode: 'BURN_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2), keepWhile: (r) => r.status === 'pending' },
-      );
+      // One burn per owner and mint at a time (money rules): see executeKeyed.
+      const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
+        door: { kind: 'burn', mint: mintAddress },
+        priorityFeeLamports,
+        allowNetLoss: allowNetLoss ?? false,
+      });
       request.log.info({ owner: result.owner, mint: mintAddress, status: result.status, signatures: result.signatures }, 'burn finished');
       return toBurnResponse(result, result.mint!);
     },

@@ -5,12 +5,12 @@
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
-import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
 import type { Pipeline } from '../../operations/pipeline.ts';
 import type { OperationLocks } from '../../store/operationLocks.ts';
 import {
   AllowNetLossField,
   BurnListField,
+  executeKeyed,
   formA,
   formASchema,
   OperationDetailsFields,
@@ -59,8 +59,9 @@ const PreviewQuerySchema = Type.Object(
 
 export function registerReclaimRentRoutes(
   app: CinderApp,
-  { config, pipeline, locks }: Pick<AppDeps, 'config'> & { pipeline: Pipeline; locks: OperationLocks },
+  deps: Pick<AppDeps, 'config'> & { pipeline: Pipeline; locks: OperationLocks },
 ): void {
+  const { config, pipeline } = deps;
   app.get(
     '/api/reclaim_rent',
     {
@@ -105,32 +106,12 @@ export function registerReclaimRentRoutes(
       const { userPrivateKey, priorityFee, burn, withdrawExcess, allowNetLoss } = request.body;
       const burnList = parseBurnList(burn);
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
-      const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
-      const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime); // from the arrival, as for burns
-      // As for burns: one reclaim per owner at a time; the lock is held while what was sent can land.
-      const result = await locks.run(
-        `reclaim:${signer.address}`,
-        (lock) =>
-          pipeline.execute(
-            {
-              owner: signer.address,
-              door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
-              priorityFeeLamports,
-              allowNetLoss: allowNetLoss ?? false,
-              feePayer: 'auto',
-              keyIsSeed: isSeed,
-            },
-            signer,
-            {
-              deadline,
-              beforeSend: async (signatures, height) => {
-                await lock.holdForLanding();
-                await request.cinderRecordSent(signatures, height);
-              },
-            },
-          ),
-        { busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: Math.floor(config.burnDeadlineMs / 2), keepWhile: (r) => r.status === 'pending' },
-      );
+      // As for burns: one reclaim per owner at a time (executeKeyed).
+      const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
+        door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
+        priorityFeeLamports,
+        allowNetLoss: allowNetLoss ?? false,
+      });
       request.log.info({ owner: result.owner, status: result.status, signatures: result.signatures }, 'reclaim finished');
       return formA(result, {
         ...operationDetails(result),
