@@ -141,14 +141,23 @@ async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner:
   const parties = { owner, feePayer: owner };
   const planned = packTransactions(input.actions, parties);
   const reserve = rentExemptMinimum(input.rent, 0);
+  // Said from the fee bounds when the node refuses the fee payer: exactly how much is missing.
+  const assertOwnerCanPayBounds = () =>
+    assertOwnerCanPay(
+      input.owner,
+      input.ownerLamports,
+      planned.map((_, i) => feeUpperBound(1, shareOf(input.priorityFeeLamports, planned.length, i))),
+      reserve,
+    );
+  // An owner with no lamports at all (a wallet the sponsor is meant for) cannot pay the first
+  // signature: the same answer without simulating every transaction for the node to refuse it.
+  if (input.ownerLamports === 0n) assertOwnerCanPayBounds();
   let transactions: CompiledTransaction[];
   try {
     transactions = await priceTransactions(chain, planned, parties, input, deadline);
   } catch (error) {
     if (!(error instanceof CinderError) || !isFeePayerFailure(error)) throw error;
-    // The node refused the fee payer: say exactly how much is missing, from the fee bounds.
-    const bounds = planned.map((_, i) => feeUpperBound(1, shareOf(input.priorityFeeLamports, planned.length, i)));
-    assertOwnerCanPay(input.owner, input.ownerLamports, bounds, reserve);
+    assertOwnerCanPayBounds();
     throw error;
   }
   assertOwnerCanPay(input.owner, input.ownerLamports, transactions.map((t) => t.feeLamports), reserve);

@@ -113,6 +113,15 @@ async function chainFee(signature: Signature): Promise<bigint> {
   return transaction.meta.fee;
 }
 
+/** simulateTransaction requests this app has sent to the RPC so far. */
+async function simulations(): Promise<number> {
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('cinder_rpc_requests_total{') && l.includes('method="simulateTransaction"'))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+}
+
 async function closed(address: Address): Promise<boolean> {
   return (await t.chain.rpc.getAccountInfo(address, { encoding: 'base64' }).send()).value === null;
 }
@@ -121,10 +130,13 @@ describe('sponsored fees: a wallet with 0 SOL gets its rent back', () => {
   it('keyed burn (POST /api/burn_tokens): the sponsor pays and is repaid; owner ends with reclaimed − fees; sponsor unchanged to the lamport', async () => {
     const owner = await brokeOwner();
     const sponsorBefore = await getLamports(t.chain, sponsor.signer.address);
+    const simulationsBefore = await simulations();
     const response = await post('/api/burn_tokens', { mint: owner.mint, priorityFee: 0.000002, userPrivateKey: owner.base58Key });
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json();
     assert.equal(body.status, 'success', body.message);
+    // An owner with 0 SOL is not simulated as the fee payer first (the node could only refuse it).
+    assert.equal((await simulations()) - simulationsBefore, 1, 'one simulation: the sponsored transaction');
     const fee = await chainFee(body.transactionId);
     assert.ok(fee >= 10_000n, 'two signatures: the owner\'s and the sponsor\'s');
     assert.equal(await getLamports(t.chain, owner.signer.address), TOKEN_ACCOUNT_RENT - fee);
