@@ -19,6 +19,7 @@ import {
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type Address,
   type Rpc,
+  type Signature,
   type SolanaRpcApi,
 } from '@solana/kit';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
@@ -117,7 +118,7 @@ function createPerRequestChainAdapter(rpcUrl: string): ChainAdapter {
   const base64 = getBase64Encoder();
   const raw = (address: Address, account: { lamports: bigint; owner: Address; data: readonly [string, string] } | null) =>
     account && { address, lamports: account.lamports, owner: account.owner, data: new Uint8Array(base64.encode(account.data[0])) };
-  async function getSignatureStatus(signature: Parameters<ChainAdapter['getSignatureStatus']>[0], deadline: number): Promise<SignatureStatus | null> {
+  async function getSignatureStatus(signature: Signature, deadline: number): Promise<SignatureStatus | null> {
     const { value } = await read((abortSignal) => rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send({ abortSignal }), deadline);
     const s = value[0];
     return s ? { slot: s.slot, err: s.err, confirmationStatus: s.confirmationStatus } : null;
@@ -150,7 +151,7 @@ function createPerRequestChainAdapter(rpcUrl: string): ChainAdapter {
       const v = value as { err: unknown; unitsConsumed?: bigint; logs: string[] | null };
       return { err: v.err, unitsConsumed: v.unitsConsumed === undefined ? null : Number(v.unitsConsumed), logs: v.logs ?? [] };
     },
-    getSignatureStatus,
+    getSignatureStatuses: (signatures, deadline) => Promise.all(signatures.map((signature) => getSignatureStatus(signature, deadline))),
     getBlockHeight: (deadline) => read((abortSignal) => rpc.getBlockHeight({ commitment }).send({ abortSignal }), deadline),
     async sendAndConfirm({ wire, signature, lastValidBlockHeight }, deadline) {
       let lastBroadcast = 0;

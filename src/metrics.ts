@@ -132,7 +132,7 @@ const RPC_METHOD_OF: Record<string, string> = {
   getLatestBlockhash: 'getLatestBlockhash',
   simulate: 'simulateTransaction',
   sendAndConfirm: 'sendTransaction',
-  getSignatureStatus: 'getSignatureStatuses',
+  getSignatureStatuses: 'getSignatureStatuses',
   isHealthy: 'healthCheck',
 };
 

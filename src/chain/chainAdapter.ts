@@ -23,7 +23,7 @@ import { CinderError } from '../errors.ts';
 import { createAccountReader } from './accountReader.ts';
 import { createBlockhashCache } from './blockhashCache.ts';
 import { createBudgetedTransport, RpcNotSentError, type RpcRequestOutcome } from './rpcTransport.ts';
-import { createSignatureTracker } from './signatureTracker.ts';
+import { createSignatureTracker, MAX_SIGNATURES_PER_STATUS_CALL } from './signatureTracker.ts';
 
 export interface RawAccount {
   address: Address;
@@ -74,7 +74,8 @@ export interface ChainAdapter {
    */
   simulate(wire: Base64EncodedWireTransaction, deadline: number, options?: { signed?: boolean }): Promise<SimulationResult>;
   sendAndConfirm(transaction: SignedTransaction, deadline: number): Promise<SendOutcome>;
-  getSignatureStatus(signature: Signature, deadline: number): Promise<SignatureStatus | null>;
+  /** Each signature's status (null: unknown to the node), searching the whole history; one call per 256 signatures. */
+  getSignatureStatuses(signatures: readonly Signature[], deadline: number): Promise<(SignatureStatus | null)[]>;
   getBlockHeight(deadline: number): Promise<bigint>;
   isHealthy(): Promise<boolean>;
   /** Subscribes to every JSON-RPC request that left for the RPC (for metrics); not an RPC operation. */
@@ -203,8 +204,10 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     return value.map((status) => (status ? { slot: status.slot, err: status.err, confirmationStatus: status.confirmationStatus } : null));
   }
 
-  async function getSignatureStatus(signature: Signature, deadline: number): Promise<SignatureStatus | null> {
-    return (await getStatuses([signature], true, deadline))[0] ?? null;
+  async function getSignatureStatuses(signatures: readonly Signature[], deadline: number): Promise<(SignatureStatus | null)[]> {
+    const chunks: Signature[][] = [];
+    for (let i = 0; i < signatures.length; i += MAX_SIGNATURES_PER_STATUS_CALL) chunks.push(signatures.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL));
+    return (await Promise.all(chunks.map((chunk) => getStatuses(chunk, true, deadline)))).flat();
   }
 
   const blockhashes = createBlockhashCache({
@@ -307,7 +310,7 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
       return { err: value.err, unitsConsumed: value.unitsConsumed === undefined ? null : Number(value.unitsConsumed), logs: value.logs ?? [] };
     },
 
-    getSignatureStatus,
+    getSignatureStatuses,
     getBlockHeight,
 
     /**

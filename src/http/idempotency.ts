@@ -72,7 +72,7 @@ export interface IdempotencyDeps {
   /** HMAC key of record names and fingerprints (SERVER_SECRET). */
   secret: string;
   /** Answers a retry whose transactions were sent but whose answer was never stored. */
-  chain: Pick<ChainAdapter, 'commitment' | 'getSignatureStatus' | 'getBlockHeight'>;
+  chain: Pick<ChainAdapter, 'commitment' | 'getSignatureStatuses' | 'getBlockHeight'>;
 }
 
 /** JSON with object keys sorted, so that field order and spacing do not make another request. */
@@ -139,10 +139,14 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
     let transactions: TransactionState[];
     let lookedUp = true;
     try {
-      const statuses = await Promise.all(sent.signatures.map((s) => chain.getSignatureStatus(s as Signature, deadline)));
+      const signatures = sent.signatures as Signature[];
+      const statuses = await chain.getSignatureStatuses(signatures, deadline);
       const expired = statuses.some((s) => s === null) && (await chain.getBlockHeight(deadline)) > BigInt(sent.lastValidBlockHeight);
-      // Expired: one more look, since a transaction may have landed between the two calls.
-      const final = expired ? await Promise.all(sent.signatures.map((s, i) => (statuses[i] ? statuses[i] : chain.getSignatureStatus(s as Signature, deadline)))) : statuses;
+      // Expired: one more look at the unknown ones, since one may have landed between the two calls.
+      const unknown = signatures.filter((_, i) => !statuses[i]);
+      const late = expired ? await chain.getSignatureStatuses(unknown, deadline) : [];
+      const lateOf = new Map(unknown.map((signature, i) => [signature, late[i] ?? null]));
+      const final = statuses.map((status, i) => status ?? lateOf.get(signatures[i]!) ?? null);
       transactions = sent.signatures.map((s, i) => stateOf(s, final[i] ?? null, expired, chain.commitment));
     } catch {
       lookedUp = false;

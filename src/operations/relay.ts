@@ -284,7 +284,7 @@ export function createRelay(deps: RelayDeps) {
 
   async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number): Promise<RelayResult> {
     const signatures = transactions.map((t) => getSignatureFromTransaction(t));
-    const statuses = await Promise.all(signatures.map((s) => chain.getSignatureStatus(s, deadline)));
+    const statuses = await chain.getSignatureStatuses(signatures, deadline);
     const reports: (RelayedTransactionReport | null)[] = signatures.map((s, i) =>
       finalReport(s, candidates[i]!.sponsored, statuses[i]!, chain.commitment),
     );
@@ -358,7 +358,7 @@ export function createRelay(deps: RelayDeps) {
     if (tokenExpired) {
       // An expired token still proves the message is ours, so its (deterministic) signature is the
       // one a relay in time would have sent: report it if the chain knows it, never send it anew.
-      const statuses = await Promise.all(sponsored.map((c) => chain.getSignatureStatus(getSignatureFromTransaction(transactions[c.index]!), deadline)));
+      const statuses = await chain.getSignatureStatuses(sponsored.map((c) => getSignatureFromTransaction(transactions[c.index]!)), deadline);
       if (statuses.some((s) => s === null)) {
         throw relayTokenInvalid('relayToken has expired (so has the blockhash of its transactions): prepare and sign them again.');
       }

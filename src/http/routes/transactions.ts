@@ -45,7 +45,7 @@ export function registerTransactionsRoute(
         });
       }
       const deadline = Date.now() + 15_000;
-      const status = await chain.getSignatureStatus(signature, deadline);
+      const [status] = await chain.getSignatureStatuses([signature], deadline);
       if (!status) {
         const lastValidBlockHeight = await sentTransactions.lastValidBlockHeightOf(signature).catch(() => null);
         if (lastValidBlockHeight === null) throw new CinderError('TRANSACTION_NOT_FOUND', `The chain has no record of transaction ${signature}.`);
@@ -53,7 +53,7 @@ export function registerTransactionsRoute(
           return { transactionId: signature, tx_hash: signature, status: 'pending' as const, message: 'The transaction was sent and has not landed yet; it can still land until its blockhash expires (about a minute).' };
         }
         // Expired: one more look, since it may have landed between the two calls.
-        const late = await chain.getSignatureStatus(signature, deadline);
+        const [late] = await chain.getSignatureStatuses([signature], deadline);
         if (!late) {
           return { transactionId: signature, tx_hash: signature, status: 'failed' as const, message: 'The transaction expired without landing; nothing was burned. It is safe to send the burn again.' };
         }
