@@ -187,9 +187,10 @@ export function accountMethods(chain: Chain): RpcMethodTable {
         return token && token.mint === mintAddress ? [{ address: pubkey, amount: token.amount }] : [];
       });
       holders.sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1));
+      const amounts = mintAmounts(chain, mintAddress)!;
       return withContext(
         chain,
-        holders.slice(0, MAX_LARGEST_TOKEN_ACCOUNTS).map(({ address, amount }) => ({ address, ...uiTokenAmount(amount, mintAmounts(chain, mintAddress)!) })),
+        holders.slice(0, MAX_LARGEST_TOKEN_ACCOUNTS).map(({ address, amount }) => ({ address, ...uiTokenAmount(amount, amounts) })),
       );
     },
 
