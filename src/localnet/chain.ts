@@ -164,10 +164,21 @@ export const DEFAULT_SLOT_MS = 400;
 export class Chain {
   readonly svm: LiteSVM;
   readonly genesisHash: string;
+  /**
+   * What getGenesisHash answers: unique to this chain, as a test validator's new ledger has a new
+   * genesis (LiteSVM's first blockhash, `genesisHash`, is the same in every instance), so that what
+   * a client keeps for one chain (Cinder scopes its idempotency records by it) never applies to the next.
+   */
+  readonly clusterGenesisHash: string;
   readonly identity: Address;
   readonly logger: Logger;
   /** Fired after every new slot (timer, warp). */
   readonly slotAdvanced: Signal<number>;
+  /**
+   * Fired after slotAdvanced when the root moved: every newly rooted slot that has a block, oldest
+   * first (agave's `notify_roots` gets all the slots a new root roots, not only the newest).
+   */
+  readonly rooted: Signal<readonly number[]>;
   /** Fired when a transaction lands (in the current slot). */
   readonly transactionLanded: Signal<TxRecord>;
   /** Fired with the addresses whose accounts may have changed. */
@@ -207,6 +218,7 @@ export class Chain {
   constructor(logger: Logger) {
     this.logger = logger;
     this.slotAdvanced = new Signal(logger);
+    this.rooted = new Signal(logger);
     this.transactionLanded = new Signal(logger);
     this.accountsChanged = new Signal(logger);
     // LiteSVM only accepts its newest blockhash; the window of recent ones is enforced here.
@@ -235,12 +247,16 @@ export class Chain {
     this.svm.setClock(clock);
     this.syncClock(genesisTime);
     this.identity = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
+    this.clusterGenesisHash = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     for (const owner of GENESIS_OWNERS) {
       for (const account of this.svm.getProgramAccounts(address(owner))) {
         this.supply += account.lamports;
         this.knownAddresses.add(account.address);
       }
     }
+    // Slot 0 is the genesis block, which holds no transactions on a cluster: the first
+    // transaction lands in slot 1 at the earliest, however soon after the start it arrives.
+    this.produceSlots(1);
   }
 
   get capitalization(): bigint {
@@ -329,7 +345,11 @@ export class Chain {
     return this.currentSlot;
   }
 
-  /** The newest slot that counts as finalized (about 32 slots behind the tip). */
+  /**
+   * The newest slot that counts as finalized, and the root: 32 slots behind the tip, as on a
+   * single validator whose tower roots a slot once 32 votes sit on top of it. A fresh chain's root
+   * is its genesis slot 0 until it reaches slot 33 (about 13 s), as on a fresh validator.
+   */
   get finalizedSlot(): number {
     return Math.max(0, this.currentSlot - FINALIZATION_DEPTH);
   }
@@ -447,6 +467,7 @@ export class Chain {
    */
   private produceSlots(count: number): void {
     const target = this.currentSlot + count;
+    const previousRoot = this.finalizedSlot;
     const now = this.nowSeconds();
     let parent = this.blockAtOrBefore(this.currentSlot);
     for (let slot = Math.max(this.currentSlot + 1, target - MAX_PROCESSING_AGE); slot <= target; slot++) {
@@ -478,6 +499,8 @@ export class Chain {
     }
     this.syncClock(parent?.blockTime ?? now);
     this.slotAdvanced.emit(target);
+    const roots = this.blockSlots(previousRoot + 1, this.finalizedSlot, Number.MAX_SAFE_INTEGER);
+    if (roots.length > 0) this.rooted.emit(roots);
   }
 
   /**

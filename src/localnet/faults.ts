@@ -9,6 +9,12 @@
  *   leader that never includes it), every other transaction executes: one of several lands;
  * - haltBlocks: no new slots, and every sent transaction is dropped (a stalled cluster), so nothing
  *   lands and no blockhash expires;
+ * - holdSendsMs: every sendTransaction that passes preflight is answered with its signature at
+ *   once and executed N ms later (in flight to the leader), in the order sent, in whatever slot is
+ *   current then: one whose blockhash expired meanwhile never lands, one that landed meanwhile (a
+ *   resend) is not executed twice. A change of the setting, or clearing the faults, applies to
+ *   later sends only: held transactions still land on schedule (they are already in flight). So a
+ *   test can hold a service's send, set holdSendsMs back to 0 and race another transaction past it;
  * - failRequests + failStatus (+ retryAfterSeconds): the next N HTTP requests answer 429 / 500 / 503;
  * - failAfterSend: once a sendTransaction has been answered, every later request answers
  *   failStatus (the RPC was lost right after sending);
@@ -18,12 +24,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeTransactionText, signaturesOf } from './wire.ts';
 import type { RpcInterceptor } from './rpcDispatcher.ts';
+import type { SendHold } from './transactions.ts';
 import { invalidParams } from './rpcErrors.ts';
 
 export interface FaultSettings {
   dropSends: number;
   dropOneTransaction: boolean;
   haltBlocks: boolean;
+  holdSendsMs: number;
   failRequests: number;
   failStatus: 429 | 500 | 503;
   retryAfterSeconds: number | null;
@@ -36,6 +44,7 @@ const NONE: FaultSettings = {
   dropSends: 0,
   dropOneTransaction: false,
   haltBlocks: false,
+  holdSendsMs: 0,
   failRequests: 0,
   failStatus: 503,
   retryAfterSeconds: null,
@@ -52,6 +61,13 @@ export interface FaultController {
   readonly droppedSends: number;
   /** The JSON-RPC level: dropped sends, and "lost after send". */
   intercept: RpcInterceptor;
+  /**
+   * Under holdSendsMs: queues the execution of a sent transaction that passed preflight and returns
+   * true (the caller answers the signature without executing it); false = execute it now.
+   */
+  readonly holdSend: SendHold;
+  /** Forgets held transactions that have not executed yet (the chain is closing). */
+  close(): void;
   /** The HTTP level, before dispatch; true when the request was answered (or killed) here. */
   interceptHttp(body: string, req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
@@ -77,6 +93,7 @@ function validated(changes: unknown, current: FaultSettings): FaultSettings {
       case 'failRequests':
       case 'closeConnections':
       case 'delayMs':
+      case 'holdSendsMs':
         if (!Number.isInteger(value) || (value as number) < 0) throw invalidParams(`Invalid params: ${key} must be an integer ≥ 0.`);
         next[key] = value as number;
         break;
@@ -107,6 +124,26 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
   let droppedSends = 0;
   /** Under dropOneTransaction: the signature of the transaction that never executes. */
   let droppedSignature: string | null = null;
+  /** Transactions in flight under holdSendsMs, in the order sent. */
+  const held: { dueAt: number; execute: () => void }[] = [];
+  let holdTimer: NodeJS.Timeout | undefined;
+
+  const scheduleRelease = () => {
+    holdTimer = setTimeout(releaseHeld, Math.max(0, held[0]!.dueAt - Date.now()));
+    // Held transactions must never keep a process (a test runner) alive.
+    holdTimer.unref();
+  };
+  /** Executes every held transaction that is due, in order; one sent later never overtakes it. */
+  function releaseHeld() {
+    holdTimer = undefined;
+    while (held.length > 0 && held[0]!.dueAt <= Date.now()) {
+      const { execute } = held.shift()!;
+      // A halted cluster includes nothing, in flight or not.
+      if (settings.haltBlocks) droppedSends++;
+      else execute();
+    }
+    if (held.length > 0) scheduleRelease();
+  }
 
   return {
     get settings() {
@@ -155,6 +192,19 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
       const reply = await next(call);
       if (settings.failAfterSend) lostAfterSend = true;
       return reply;
+    },
+
+    holdSend: (execute) => {
+      if (settings.holdSendsMs === 0) return false;
+      held.push({ dueAt: Date.now() + settings.holdSendsMs, execute });
+      if (!holdTimer) scheduleRelease();
+      return true;
+    },
+
+    close() {
+      clearTimeout(holdTimer);
+      holdTimer = undefined;
+      held.length = 0;
     },
 
     async interceptHttp(body, _req, res) {

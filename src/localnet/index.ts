@@ -85,6 +85,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     close() {
       closing ??= (async () => {
         chain.stop();
+        faults?.close();
         await Promise.all([http.close(), wsServer.close()]);
         logger.info({ rpcUrl }, 'localnet stopped');
       })();

@@ -40,7 +40,7 @@ function clusterMethods(chain: Chain, endpoints: () => Endpoints | null): RpcMet
   return {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': SOLANA_CORE_VERSION, 'feature-set': FEATURE_SET }),
-    getGenesisHash: () => chain.genesisHash,
+    getGenesisHash: () => chain.clusterGenesisHash,
     getIdentity: () => ({ identity: chain.identity }),
     getSlot(params) {
       return read(params, 0);
@@ -190,7 +190,7 @@ export function createRpcMethods(
   const table: RpcMethodTable = {
     ...clusterMethods(chain, options.endpoints ?? (() => null)),
     ...accountMethods(chain),
-    ...transactionMethods(chain),
+    ...transactionMethods(chain, options.faults?.holdSend),
     ...blockMethods(chain),
     // Absent (→ "Method not found") unless the chain was started in test mode.
     ...(options.testMode ? testMethods(chain, options.faults) : {}),

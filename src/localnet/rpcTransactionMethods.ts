@@ -16,7 +16,7 @@ import {
 } from './params.ts';
 import { withContext, type RpcMethodTable } from './rpcContext.ts';
 import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
-import { AirdropError, feeForMessage, requestAirdrop, simulateTransaction, submitTransaction } from './transactions.ts';
+import { AirdropError, feeForMessage, requestAirdrop, simulateTransaction, submitTransaction, type SendHold } from './transactions.ts';
 import { encodeTransactionWithMeta, parsedInnerInstructions, transactionEncodingOption } from './txEncoding.ts';
 import { decodeMessageText, decodeTransactionText, WireError, type BinaryEncoding, type WireTransaction } from './wire.ts';
 
@@ -81,7 +81,8 @@ export function checkVersionSupported(version: 'legacy' | 0, maxVersion: unknown
   }
 }
 
-export function transactionMethods(chain: Chain): RpcMethodTable {
+/** `hold`: the test-mode fault that keeps sent transactions in flight for a while (faults.ts). */
+export function transactionMethods(chain: Chain, hold?: SendHold): RpcMethodTable {
   return {
     sendTransaction(params) {
       const config = configParam(params, 1);
@@ -89,7 +90,7 @@ export function transactionMethods(chain: Chain): RpcMethodTable {
       commitmentOption(config, 'preflightCommitment');
       checkContext(chain, { minContextSlot: config.minContextSlot });
       if (config.maxRetries !== undefined && config.maxRetries !== null) u64Param(config.maxRetries, 'maxRetries');
-      const outcome = submitTransaction(chain, wire, { skipPreflight: boolOption(config, 'skipPreflight', false) });
+      const outcome = submitTransaction(chain, wire, { skipPreflight: boolOption(config, 'skipPreflight', false), hold });
       switch (outcome.kind) {
         case 'accepted':
           return outcome.signature;

@@ -218,9 +218,17 @@ function preflightFailure(chain: Chain, wire: WireTransaction, simulation: Simul
   return simulation.err !== null ? simulation : null;
 }
 
-/** sendTransaction: preflight (unless skipped), then execution and recording. */
-export function submitTransaction(chain: Chain, wire: WireTransaction, options: { skipPreflight: boolean }): SubmitOutcome {
-  const accepted: SubmitOutcome = { kind: 'accepted', signature: wire.signature };
+/**
+ * Takes the execution of a sent transaction; true when it will run it later (the test-mode fault
+ * holdSendsMs), false when the transaction is to execute now.
+ */
+export type SendHold = (execute: () => void) => boolean;
+
+/**
+ * sendTransaction: preflight (unless skipped), then execution and recording — at once, or when
+ * `hold` releases it, in whatever slot is current then (the answer is the signature either way).
+ */
+export function submitTransaction(chain: Chain, wire: WireTransaction, options: { skipPreflight: boolean; hold?: SendHold | undefined }): SubmitOutcome {
   if (!options.skipPreflight) {
     // Same order as the validator: sanitize, verify signatures, then simulate (whose first checks
     // are the blockhash age and the status cache).
@@ -238,6 +246,20 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
       };
     }
   }
+  const releasedLater = options.hold?.(() => {
+    chain.tick();
+    try {
+      executeTransaction(chain, wire);
+    } catch (err) {
+      chain.logger.error({ err, signature: wire.signature }, 'localnet held transaction failed');
+    }
+  });
+  return releasedLater ? { kind: 'accepted', signature: wire.signature } : executeTransaction(chain, wire);
+}
+
+/** Executes and records a sent transaction that passed preflight (or skipped it). */
+function executeTransaction(chain: Chain, wire: WireTransaction): SubmitOutcome {
+  const accepted: SubmitOutcome = { kind: 'accepted', signature: wire.signature };
   // A transaction with an expired blockhash, or one that already landed, is dropped by the
   // leader: the RPC still answers with its signature, but it never lands.
   if (!chain.isLifetimeValid(wire.message) || chain.getRecord(wire.signature)) return accepted;

@@ -1,6 +1,7 @@
 /**
  * The PubSub WebSocket endpoint: the subscriptions @solana/kit and web3.js v1 use — account,
- * program, logs, signature, slot, slotsUpdates and root — in agave's notification shapes.
+ * program, logs, signature, slot, slotsUpdates and root — in agave's notification shapes; block
+ * and vote subscriptions answer as on a validator that has them disabled.
  *
  * A subscribe request that fails is answered with its error at once; the same failing request
  * repeated on the same socket is answered more and more slowly (1 s, 2 s, … 30 s), because
@@ -15,7 +16,7 @@ import { CLOSED_ACCOUNT, encodeAccount, encodingOption, matchesFilters, parseFil
 import type { Chain, Logger, TxRecord } from './chain.ts';
 import { FINALIZATION_DEPTH } from './chain.ts';
 import { stringifyJson } from './json.ts';
-import { addressParam, asParamList, commitmentOption, configParam, requireParam, signatureParam, type Commitment } from './params.ts';
+import { addressParam, asParamList, commitmentOption, configParam, refuseExtraParams, requireParam, signatureParam, type Commitment } from './params.ts';
 import { invalidParams, methodNotFound, RpcError, RpcErrorCode } from './rpcErrors.ts';
 
 type Subscription =
@@ -24,7 +25,7 @@ type Subscription =
   | { kind: 'account'; address: Address; encoding: AccountEncoding; last: string }
   | { kind: 'program'; program: Address; encoding: AccountEncoding; filters: AccountFilter[] }
   | { kind: 'logs'; mentions: string | null; commitment: Commitment; pending: TxRecord[] }
-  | { kind: 'root'; last: number }
+  | { kind: 'root' }
   | { kind: 'slotsUpdates' };
 
 interface Client {
@@ -75,6 +76,46 @@ function logsFilter(value: unknown): string | null {
     return addressParam(mentions[0]);
   }
   throw invalidParams('Invalid params: unknown variant, expected one of `all`, `allWithVotes`, `{ mentions: [address] }`.');
+}
+
+/** How serde names a JSON value it did not expect (serde's `Unexpected`, as serde_json reports it). */
+function unexpected(value: unknown): string {
+  if (value === null) return 'unit value';
+  if (typeof value === 'boolean') return `boolean \`${value}\``;
+  if (typeof value === 'number') return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  return Array.isArray(value) ? 'sequence' : 'map';
+}
+
+/**
+ * blockSubscribe's `(filter, config?)` as jsonrpc-derive and serde_json parse them before the
+ * method runs: the count, then the filter, `"all"` or `{ "mentionsAccountOrProgram": "<address>" }`
+ * (the address itself, and the config, are only looked at by an enabled method).
+ */
+function checkBlockSubscribeParams(params: unknown[]): void {
+  if (params.length < 1) throw invalidParams('`params` should have at least 1 argument(s)');
+  refuseExtraParams(params, 1, 2);
+  const filter = params[0];
+  const serdeError = (message: string) => invalidParams(`Invalid params: ${message}.`);
+  let variant: string;
+  let value: unknown;
+  if (typeof filter === 'string') {
+    variant = filter;
+  } else if (typeof filter === 'object' && filter !== null && !Array.isArray(filter)) {
+    const entries = Object.entries(filter);
+    if (entries.length !== 1) throw serdeError('invalid value: map, expected map with a single key');
+    [[variant, value]] = entries as [[string, unknown]];
+  } else {
+    throw serdeError(`invalid type: ${unexpected(filter)}, expected string or map`);
+  }
+  if (variant === 'all') {
+    if (value !== undefined && value !== null) throw serdeError(`invalid type: ${unexpected(value)}, expected unit`);
+  } else if (variant === 'mentionsAccountOrProgram') {
+    if (value === undefined) throw serdeError('invalid type: unit variant, expected newtype variant');
+    if (typeof value !== 'string') throw serdeError(`invalid type: ${unexpected(value)}, expected a string`);
+  } else {
+    throw serdeError(`unknown variant \`${variant}\`, expected \`all\` or \`mentionsAccountOrProgram\``);
+  }
 }
 
 export function startWsServer(options: { host: string; port: number; chain: Chain; logger: Logger }): Promise<WsRpcServer> {
@@ -128,7 +169,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       });
     }),
     chain.slotAdvanced.on((slot) => {
-      const root = Math.max(0, slot - FINALIZATION_DEPTH);
+      const root = chain.finalizedSlot;
       const parent = chain.blockAtOrBefore(slot - 1)?.slot ?? 0;
       each('slot', (client, id) => notify(client, id, 'slot', { parent, root, slot }));
       each('signature', (client, id, sub) => {
@@ -138,18 +179,21 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       each('logs', (client, id, sub) => {
         while (sub.pending.length > 0 && sub.pending[0]!.slot <= root) notify(client, id, 'logs', logsNotification(sub.pending.shift()!));
       });
-      each('root', (client, id, sub) => {
-        if (root === sub.last) return;
-        sub.last = root;
-        notify(client, id, 'root', root);
-      });
       const timestamp = Date.now();
       each('slotsUpdates', (client, id) => {
         notify(client, id, 'slotsUpdates', { type: 'createdBank', parent, slot, timestamp });
         notify(client, id, 'slotsUpdates', { type: 'completed', slot, timestamp });
         notify(client, id, 'slotsUpdates', { type: 'optimisticConfirmation', slot, timestamp });
-        notify(client, id, 'slotsUpdates', { type: 'root', slot: root, timestamp });
       });
+    }),
+    // As agave's notify_roots: each rooted slot in order, its slotsUpdates `root` then its
+    // rootNotification (the bare slot number).
+    chain.rooted.on((roots) => {
+      const timestamp = Date.now();
+      for (const root of roots) {
+        each('slotsUpdates', (client, id) => notify(client, id, 'slotsUpdates', { type: 'root', slot: root, timestamp }));
+        each('root', (client, id) => notify(client, id, 'root', root));
+      }
     }),
     chain.accountsChanged.on((addresses) => {
       each('account', (client, id, sub) => {
@@ -203,11 +247,20 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
         return id;
       }
       case 'rootSubscribe':
-        client.subscriptions.set(id, { kind: 'root', last: Math.max(0, chain.slot - FINALIZATION_DEPTH) });
+        client.subscriptions.set(id, { kind: 'root' });
         return id;
       case 'slotsUpdatesSubscribe':
         client.subscriptions.set(id, { kind: 'slotsUpdates' });
         return id;
+      // Answered as agave answers them without --rpc-pubsub-enable-block-subscription /
+      // --rpc-pubsub-enable-vote-subscription: its params are parsed first (a malformed request
+      // is -32602 as usual), then the method refuses with jsonrpc_core's plain MethodNotFound.
+      case 'blockSubscribe':
+        checkBlockSubscribeParams(params);
+        throw methodNotFound();
+      case 'voteSubscribe':
+        refuseExtraParams(params, 0, 0);
+        throw methodNotFound();
       default:
         throw methodNotFound();
     }
@@ -253,7 +306,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
         client.failures.delete(failureKey);
         client.failures.set(failureKey, failures + 1);
         if (client.failures.size > MAX_REMEMBERED_FAILURES) client.failures.delete(client.failures.keys().next().value!);
-        const error = { error: { code: err.code, message: err.message } };
+        const error = { error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
         if (failures === 0) {
           reply(error);
         } else {

@@ -11,23 +11,26 @@ import { rpcResult } from '../localnet/rawRpc.ts';
 import { getLamports } from '../helpers/localChain.ts';
 import { chain, newAdapter, proxy, transfers, useEngineFixture } from './engineFixture.ts';
 
-useEngineFixture();
+// No slot clock: signing and sending 260 transactions takes 12 s on an idle machine and over two
+// minutes on a loaded one, longer than a blockhash lives on a 400 ms clock. Nothing here is about expiry.
+useEngineFixture({ slotIntervalMs: 0 });
 
 const statusCalls = () => proxy.requests.filter((r) => r.method === 'getSignatureStatuses');
 
 describe('one signature tracker for every transaction in flight', () => {
-  it('260 transactions in flight: one tick asks about 256 and then the other 4; dropped sends are rebroadcast and land once', async () => {
+  it('260 transactions in flight: one tick asks about 256 and then the other 4; dropped sends are rebroadcast and land once', { timeout: 600_000 }, async () => {
     // Rebroadcasts every 10 s: 260 dropped sends repeated every 2 s would swamp a loaded machine.
     const adapter = newAdapter({ rebroadcastIntervalMs: 10_000 });
     const destination = (await generateKeyPairSigner()).address;
     const txs = await transfers(260, destination);
     await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ dropSends: 1_000_000 }]);
     proxy.reset();
-    const landing = Promise.all(txs.map((tx) => adapter.sendAndConfirm(tx, Date.now() + 150_000)));
+    const landing = Promise.all(txs.map((tx) => adapter.sendAndConfirm(tx, Date.now() + 540_000)));
     try {
       // While every send is dropped, all 260 are pending together: wait until every first send is
       // out, then for the status calls of the next tick.
-      const until = Date.now() + 140_000;
+      // Generous bounds (the test's own timeout is 10 min): waiting ends as soon as the condition holds.
+      const until = Date.now() + 520_000;
       while (proxy.count('sendTransaction') < 260) {
         assert.ok(Date.now() < until, 'all first sends out');
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -159,6 +159,9 @@ describe('POST /api/burn_tokens: success', () => {
     assert.equal(await getLamports(t.chain, h.signer.address), balanceBefore + 2_039_280n - BigInt(details.feeLamports));
     const status = await t.chain.rpc.getSignatureStatuses([signature]).send();
     assert.equal(status.value[0]?.err, null);
+    // The answer's slot is the one the chain reports for the transaction (never the genesis slot 0,
+    // which holds no transactions: the first test of a fresh chain lands in slot 1 at the earliest).
+    assert.equal(BigInt(details.slot), status.value[0]?.slot);
     // The limit is the units the transaction really used + 10 %, at least + 1,000 CU.
     const landed = await t.chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
     const used = Number(landed?.meta?.computeUnitsConsumed);
@@ -333,8 +336,10 @@ describe('POST /api/burn_tokens: 400 before anything is sent', () => {
         ]);
       }
       for (const priorityFee of ['0.001', null, true]) {
-        assertProblem(await burn({ mint: h.mint, priorityFee, userPrivateKey: h.key }), 400, 'INVALID_PRIORITY_FEE', 'priorityFee must be number', [
-          { field: 'priorityFee', message: 'must be number' },
+        // The usual mistake is a fee in quotes: the answer says what to send instead.
+        const message = 'must be a JSON number of SOL (e.g. 0.001, without quotes)';
+        assertProblem(await burn({ mint: h.mint, priorityFee, userPrivateKey: h.key }), 400, 'INVALID_PRIORITY_FEE', `priorityFee ${message}`, [
+          { field: 'priorityFee', message },
         ]);
       }
     });

@@ -64,7 +64,7 @@ describe('JSON-RPC over HTTP (test mode)', () => {
     assert.deepEqual((await rpcCall(url, 'getBalance', [TOKEN_PROGRAM, { minContextSlot: 1_000_000 }])).error, {
       code: -32016,
       message: 'Minimum context slot has not been reached',
-      data: { contextSlot: 0 },
+      data: { contextSlot: 1 }, // the chain starts in slot 1 (slot 0 is genesis)
     });
   });
 
@@ -81,14 +81,19 @@ describe('JSON-RPC over HTTP (test mode)', () => {
     assert.match((await rpcResult<{ identity: string }>(url, 'getIdentity')).identity, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     assert.equal(await rpcResult(url, 'getMinimumBalanceForRentExemption', [165]), 2039280);
     assert.equal(await rpcResult(url, 'getMinimumBalanceForRentExemption', [0]), 890880);
-    assert.deepEqual(await rpcResult(url, 'getRecentPrioritizationFees', []), [{ slot: 0, prioritizationFee: 0 }]);
+    assert.deepEqual(await rpcResult(url, 'getRecentPrioritizationFees', []), [
+      { slot: 0, prioritizationFee: 0 },
+      { slot: 1, prioritizationFee: 0 },
+    ]);
   });
 
   test('slots, block height, epoch info and the blockhash window agree', async () => {
     const confirmed = [{ commitment: 'confirmed' }];
     const first = await rpcResult<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash', confirmed);
     assert.equal(first.value.lastValidBlockHeight, first.context.slot + 150);
-    assert.equal(await rpcResult(url, 'localnet_warpSlots', [40]), first.context.slot + 40);
+    // From the first slot (1: slot 0 is genesis) to slot 40.
+    assert.equal(first.context.slot, 1);
+    assert.equal(await rpcResult(url, 'localnet_warpSlots', [39]), 40);
     const slot = await rpcResult<number>(url, 'getSlot', confirmed);
     assert.equal(await rpcResult(url, 'getBlockHeight', confirmed), slot);
     // Warm-up epochs: 32 slots in epoch 0, 64 in epoch 1.
@@ -305,6 +310,9 @@ describe('JSON-RPC without test mode', () => {
     for (const [method, params] of [['localnet_warpSlots', [1]], ['localnet_setAccount', ['CktRuQ2mttgRGkXJtyksdKHjUdc2C4TgDzyB98oEzy8', { lamports: 1 }]]] as const) {
       assert.deepEqual((await rpcCall(localnet.rpcUrl, method, [...params])).error, { code: -32601, message: 'Method not found' });
     }
+    // Without a clock or warps the chain stays in its first slot (1; slot 0 is genesis), and the
+    // finalized slot (getSlot's default commitment) at genesis.
+    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot', [{ commitment: 'confirmed' }]), 1);
     assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot'), 0);
   });
 });

@@ -121,10 +121,10 @@ test('an unsupported subscription is answered once with -32601; repeats of it ar
   const messages: { id?: number; result?: unknown; error?: { code: number } }[] = [];
   socket.on('message', (data) => messages.push(JSON.parse(String(data)) as (typeof messages)[number]));
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const send = (id: number, method: string) => socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params: [] }));
-  send(1, 'blockSubscribe');
-  send(2, 'blockSubscribe');
-  send(3, 'blockSubscribe');
+  const send = (id: number, method: string, params: unknown[] = []) => socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  send(1, 'blockSubscribe', ['all']);
+  send(2, 'blockSubscribe', ['all']);
+  send(3, 'blockSubscribe', ['all']);
   send(4, 'slotSubscribe');
   await until('the slotSubscribe answer', () => messages.find((m) => m.id === 4));
   // The first failure is answered at once; the identical repeats are held back (the later

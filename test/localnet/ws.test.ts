@@ -78,7 +78,7 @@ after(async () => {
 test('slotSubscribe notifies every new slot; unsubscribe works once', async () => {
   const { result: id } = await ws.call('slotSubscribe');
   assert.equal(typeof id, 'number');
-  const start = await rpcResult<number>(url, 'getSlot');
+  const start = await rpcResult<number>(url, 'getSlot', [{ commitment: 'confirmed' }]);
   await rpcResult(url, 'localnet_warpSlots', [1]);
   await rpcResult(url, 'localnet_warpSlots', [40]);
   await ws.waitFor((m) => m.params?.subscription === id && (m.params?.result as { slot: number }).slot === start + 41);
@@ -146,6 +146,65 @@ test('accountSubscribe notifies changes of the account', async () => {
     space: 0,
   });
   assert.deepEqual((await ws.call('accountUnsubscribe', [id])).result, true);
+});
+
+test('rootSubscribe: one rootNotification per rooted slot, oldest first, the bare slot number; slots a long warp skipped are never roots', async () => {
+  const { result: id } = await ws.call('rootSubscribe');
+  const { result: updates } = await ws.call('slotsUpdatesSubscribe');
+  const rootsOf = (subscription: unknown) => ws.notifications(subscription as number).map((m) => m.params?.result);
+  const start = await rpcResult<number>(url, 'getSlot', [{ commitment: 'confirmed' }]);
+  assert.ok(start > 32, 'earlier tests moved the chain past its genesis root');
+  const tip = await rpcResult<number>(url, 'localnet_warpSlots', [5]);
+  await ws.waitFor((m) => m.params?.subscription === id && m.params?.result === tip - 32);
+  assert.deepEqual(rootsOf(id), [start - 31, start - 30, start - 29, start - 28, start - 27]);
+  assert.deepEqual(ws.notifications(id as number)[0], { jsonrpc: '2.0', method: 'rootNotification', params: { result: start - 31, subscription: id } });
+  // slotsUpdates tells the same roots, each once.
+  await ws.waitFor((m) => m.params?.subscription === updates && (m.params?.result as { type: string; slot: number }).slot === tip - 32 && (m.params?.result as { type: string }).type === 'root');
+  assert.deepEqual(rootsOf(updates).filter((u) => (u as { type: string }).type === 'root').map((u) => (u as { slot: number }).slot), rootsOf(id));
+
+  // Past the 150 slots that keep blocks, a warp skips slots: only those with a block are rooted.
+  const before = ws.notifications(id as number).length;
+  const far = await rpcResult<number>(url, 'localnet_warpSlots', [1000]);
+  await ws.waitFor((m) => m.params?.subscription === id && m.params?.result === far - 32);
+  const blocks = await rpcResult<number[]>(url, 'getBlocks', [tip - 31, far - 32, { commitment: 'confirmed' }]);
+  assert.deepEqual(rootsOf(id).slice(before), blocks);
+  assert.ok(blocks.length < 1000 - 32, 'the skipped slots are left out');
+  assert.deepEqual((await ws.call('rootUnsubscribe', [id])).result, true);
+  assert.deepEqual((await ws.call('slotsUpdatesUnsubscribe', [updates])).result, true);
+});
+
+test('blockSubscribe and voteSubscribe answer exactly as a validator with them disabled', async () => {
+  const socket = new WebSocket(chain.localnet.wsUrl);
+  const replies: string[] = [];
+  socket.on('message', (data) => replies.push(String(data)));
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const ask = async (id: number, method: string, params?: unknown[]): Promise<string> => {
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }));
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const reply = replies.find((r) => (JSON.parse(r) as { id?: unknown }).id === id);
+      if (reply) return reply;
+      if (Date.now() > deadline) throw new Error(`no reply to ${method}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  // agave's RpcSolPubSubImpl: `Error::new(ErrorCode::MethodNotFound)` once the params parsed,
+  // serialized by jsonrpc-core as below, byte for byte.
+  const disabled = (id: number) => `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":${id}}`;
+  const { address } = await generateKeyPairSigner();
+  assert.equal(await ask(1, 'blockSubscribe', ['all']), disabled(1));
+  assert.equal(await ask(2, 'blockSubscribe', [{ mentionsAccountOrProgram: address }, { commitment: 'confirmed', encoding: 'base64', transactionDetails: 'full', showRewards: false, maxSupportedTransactionVersion: 0 }]), disabled(2));
+  assert.equal(await ask(3, 'voteSubscribe', []), disabled(3));
+  assert.equal(await ask(4, 'voteSubscribe'), disabled(4));
+  assert.equal(await ask(5, 'blockUnsubscribe', [0]), disabled(5));
+  assert.equal(await ask(6, 'voteUnsubscribe', [0]), disabled(6));
+  // Params that do not parse are refused first, as jsonrpc-derive and serde_json word it.
+  assert.equal(await ask(7, 'blockSubscribe', []), '{"jsonrpc":"2.0","error":{"code":-32602,"message":"`params` should have at least 1 argument(s)"},"id":7}');
+  assert.equal(await ask(8, 'blockSubscribe', ['everything']), '{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: unknown variant `everything`, expected `all` or `mentionsAccountOrProgram`."},"id":8}');
+  assert.equal(await ask(9, 'blockSubscribe', [{ mentionsAccountOrProgram: 7 }]), '{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: invalid type: integer `7`, expected a string."},"id":9}');
+  assert.equal(await ask(10, 'blockSubscribe', ['all', {}, 1]), '{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid parameters: Expected from 1 to 2 parameters.","data":"\\"Got: 3\\""},"id":10}');
+  assert.equal(JSON.parse(await ask(11, 'voteSubscribe', ['all'])).error.message, 'Invalid parameters: No parameters were expected');
+  socket.close();
 });
 
 test('unknown methods, bad params and malformed messages get JSON-RPC errors', async () => {
