@@ -149,10 +149,12 @@ function createPerRequestChainAdapter(rpcUrl: string): ChainAdapter {
         deadline,
       );
       const v = value as { err: unknown; unitsConsumed?: bigint; logs: string[] | null };
-      return { err: v.err, unitsConsumed: v.unitsConsumed === undefined ? null : Number(v.unitsConsumed), logs: v.logs ?? [] };
+      // The baseline does not ask for inner instructions (the bench relays nothing).
+      return { err: v.err, unitsConsumed: v.unitsConsumed === undefined ? null : Number(v.unitsConsumed), logs: v.logs ?? [], innerPrograms: [] };
     },
     getSignatureStatuses: (signatures, deadline) => Promise.all(signatures.map((signature) => getSignatureStatus(signature, deadline))),
     getBlockHeight: (deadline) => read((abortSignal) => rpc.getBlockHeight({ commitment }).send({ abortSignal }), deadline),
+    getGenesisHash: (deadline) => read((abortSignal) => rpc.getGenesisHash().send({ abortSignal }), deadline),
     async sendAndConfirm({ wire, signature, lastValidBlockHeight }, deadline) {
       let lastBroadcast = 0;
       let delivered = false;

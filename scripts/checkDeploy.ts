@@ -27,7 +27,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The production build, as the README's "Deployment" section and the Containerfile run it. */
-export const PRODUCTION_BUILD = 'npm ci --no-audit --no-fund && npm run build && npm ci --omit=dev --no-audit --no-fund';
+// --legacy-peer-deps on the last step: without it npm keeps `typescript` (24 MB), which
+// @solana/kit names as an optional peer; with it npm installs no peer that is not also a
+// dependency, which drops typescript and the optional native add-ons of ws (bufferutil,
+// utf-8-validate) and nothing the server or the CLI loads (the runs below show it).
+export const PRODUCTION_BUILD = 'npm ci --no-audit --no-fund && npm run build && npm ci --omit=dev --legacy-peer-deps --no-audit --no-fund';
 const API_KEY = 'check-deploy-api-key';
 const SERVER_SECRET = 'check-deploy-server-secret-0123456789abcdef';
 
@@ -47,18 +51,16 @@ const NO_TYPESCRIPT: Record<string, string> = (() => {
 })();
 
 /**
- * A production install has no TypeScript loader (tsx, and esbuild under it) and a build with no
- * TypeScript in it. (The typescript package itself may be there: @solana/kit names it as an
- * optional peer, which `npm ci --omit=dev` keeps; nothing loads it, as the runs with NO_TYPESCRIPT
- * and without tsx show.)
+ * A production install has no TypeScript loader (tsx, and esbuild under it), no TypeScript
+ * compiler (see PRODUCTION_BUILD) and a build with no TypeScript in it.
  */
 function assertNoTypeScriptAtRunTime(app: string): void {
-  for (const loader of ['tsx', 'esbuild']) assert.ok(!existsSync(join(app, 'node_modules', loader)), `${loader} is not installed`);
+  for (const tool of ['tsx', 'esbuild', 'typescript']) assert.ok(!existsSync(join(app, 'node_modules', tool)), `${tool} is not installed`);
   const built = execFileSync('find', ['dist', 'bin', '-type', 'f'], { cwd: app, encoding: 'utf8' }).trim().split('\n');
   assert.ok(built.includes('dist/server.js') && built.includes('dist/client/cli.js') && built.includes('dist/wallets/worker.js'), 'the build is there');
   const typescript = built.filter((file) => /\.(ts|mts|cts)$/.test(file) && !file.endsWith('.d.ts'));
   assert.deepEqual(typescript, [], 'no TypeScript in the build');
-  log(`no tsx or esbuild installed; ${built.length} built files, none TypeScript`);
+  log(`no tsx, esbuild or typescript installed; ${built.length} built files, none TypeScript`);
 }
 
 function freePort(): Promise<number> {

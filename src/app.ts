@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps, CinderApp } from './http/types.ts';
 import { errorHandler, ProblemSchema, sendProblem } from './http/problem.ts';
-import { edgeServerOptions, notFoundError, registerEdge } from './http/edge.ts';
+import { edgeServerOptions, notFoundError, registerEdge, requestIdOf } from './http/edge.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerHealthRoutes } from './http/routes/health.ts';
 import { registerBurnTokensRoute } from './http/routes/burnTokens.ts';
@@ -11,18 +10,18 @@ import { registerGenerateWalletsRoute } from './http/routes/generateWallets.ts';
 import { registerTransactionsRoute } from './http/routes/transactions.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerIdempotency } from './http/idempotency.ts';
-import { registerRateLimits } from './http/rateLimit.ts';
+import { createPreviewSlots, registerRateLimits } from './http/rateLimit.ts';
 import { createMetrics, instrumentChain, registerMetrics } from './metrics.ts';
 import { createStores } from './store/index.ts';
 import { createPipeline } from './operations/pipeline.ts';
 import { registerPrepareRoutes } from './http/routes/prepare.ts';
 import { registerReclaimRentRoutes } from './http/routes/reclaimRent.ts';
 import { registerRelayTransactionsRoute } from './http/routes/relayTransactions.ts';
+import { registerWebApp } from './http/routes/webApp.ts';
 import { monitorSponsorBalance } from './operations/sponsorMonitor.ts';
+import { createSponsorPolicy } from './operations/sponsorPolicy.ts';
 
 export type { AppDeps, CinderApp };
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   const app = Fastify({
@@ -33,16 +32,18 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
         ? // a hop count: trust that many proxies in front of the service
           (_address: string, hop: number) => hop < (deps.config.trustProxy as number)
         : deps.config.trustProxy,
-    // Reuse a caller's request id when it is safe to echo; otherwise make one.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    // Reuse a caller's request id when it is safe to echo and log; otherwise make one (src/http/edge.ts).
+    genReqId: requestIdOf,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
     return503OnClosing: true,
     // The hardened edge (src/http/edge.ts): the server and its timeouts, one normalised path,
     // problem+json for what the HTTP layer refuses, no request lines with URLs in the log.
-    ...edgeServerOptions({ logger: deps.logger, requestTimeoutMs: deps.config.requestTimeoutMs }),
+    ...edgeServerOptions({
+      logger: deps.logger,
+      requestTimeoutMs: deps.config.requestTimeoutMs,
+      maxConnections: deps.config.maxConnections,
+      maxConnectionsPerClient: deps.config.maxConnectionsPerClient,
+    }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON is the only body Cinder reads: anything else is a 415, not a string that fails validation.
@@ -58,10 +59,10 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   // several instances"). In this order: auth identifies the client, the rate limiter counts it,
   // auth refuses it (preParsing) before its body is read.
   const metrics = createMetrics();
-  const stores = await createStores({ config: deps.config, logger: deps.logger, metrics });
+  const stores = await createStores({ config: deps.config, logger: deps.logger, metrics, chain: deps.chain });
   app.addHook('onClose', stores.close);
   registerAuth(app, deps);
-  await registerRateLimits(app, { config: deps.config, logger: deps.logger, metrics, redis: stores.redis, walletBudget: stores.walletBudget });
+  const rateLimits = await registerRateLimits(app, { config: deps.config, logger: deps.logger, metrics, redis: stores.redis, counters: stores.walletBudget });
   registerIdempotency(app, { config: deps.config, logger: deps.logger, metrics, store: stores.idempotency, secret: stores.idempotencySecret, chain: deps.chain });
   registerMetrics(app, { config: deps.config, metrics });
   deps = { ...deps, chain: instrumentChain(deps.chain, metrics) };
@@ -73,26 +74,39 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   }
 
   // Before the routes: @fastify/swagger records each route as it is added (GET /openapi.json, /docs).
-  await registerOpenApi(app);
+  await registerOpenApi(app, { apiKeys: deps.config.apiKeys.length > 0 });
 
-  // A person who opens the server's address in a browser wants the docs page, not a 404.
-  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs', 302));
+  // A person who opens the server's address in a browser gets the web app (web/); the docs stay at /docs.
+  registerWebApp(app, deps);
   registerHealthRoutes(app, deps);
+  // Every rule about the sponsor's money, asked by prepare, the keyed doors and the relay.
+  const sponsorPolicy = deps.sponsor
+    ? createSponsorPolicy({
+        sponsor: deps.sponsor.signer.address,
+        config: deps.config.sponsorPolicy,
+        ledger: stores.sponsorLedger,
+        locks: stores.locks,
+        metrics,
+        logger: deps.logger,
+      })
+    : null;
   // One pipeline behind burn, reclaim, preview and prepare (src/operations/pipeline.ts).
   const pipeline = createPipeline({
+    sponsorPolicy,
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
     burnDeadlineMs: deps.config.burnDeadlineMs,
     sponsor: deps.sponsor ?? null,
     localChain: deps.config.solanaRpcUrl === undefined,
     turns: stores.locks,
+    recordPrepared: rateLimits.recordPrepared,
   });
   registerBurnTokensRoute(app, { config: deps.config, pipeline, locks: stores.locks });
-  registerReclaimRentRoutes(app, { config: deps.config, pipeline, locks: stores.locks });
+  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, locks: stores.locks, previewSlots: createPreviewSlots(deps.config.previewsPerClient) });
   registerPrepareRoutes(app, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret });
   registerGenerateWalletsRoute(app, deps);
   registerTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions });
-  registerRelayTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions, serverSecret: stores.idempotencySecret });
+  registerRelayTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions, serverSecret: stores.idempotencySecret, sponsorPolicy });
 
   await app.ready();
   return app;

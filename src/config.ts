@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { guessableSecretReason, MAKE_SECRET_COMMAND } from './keys/serverSecret.ts';
 
 const UINT = '^(0|[1-9][0-9]*)$';
 const POSITIVE_INT = '^[1-9][0-9]*$';
@@ -29,6 +30,10 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_GENERATE_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   RATE_LIMIT_WALLETS_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   RATE_LIMIT_STATUS_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  RATE_LIMIT_PREVIEW_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Reclaim previews per client per minute' })),
+  PREVIEWS_PER_CLIENT: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Reclaim previews of one client running at once, at most' })),
+  MAX_CONNECTIONS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Open connections of the HTTP server, at most' })),
+  MAX_CONNECTIONS_PER_CLIENT: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Open connections from one address, at most' })),
   BURN_DEADLINE_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   VANITY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'A request (headers and body) must arrive within this time, else 408' })),
@@ -40,6 +45,11 @@ const EnvSchema = Type.Object({
   SERVER_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key of idempotency records (and prepared messages)' })),
   STATE_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Directory of the idempotency journal without Redis' })),
   SPONSOR_KEYPAIR: Type.Optional(Type.String({ minLength: 1, description: 'Path of a solana-keygen keypair file: the fee sponsor of wallets that cannot pay' })),
+  SPONSOR_MAX_FEE_LAMPORTS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'The whole fee of one sponsored transaction, at most' })),
+  SPONSOR_STRIKE_MS: Type.Optional(Type.String({ pattern: UINT, description: 'How long a wallet whose sponsored transaction failed on chain is not sponsored' })),
+  SPONSOR_MAX_LOSS_LAMPORTS_PER_HOUR: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Fees of failed sponsored transactions per hour, all wallets' })),
+  SPONSOR_MAX_LOSS_LAMPORTS_PER_OWNER_PER_HOUR: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Fees of failed sponsored transactions per hour, one wallet' })),
+  RELAY_ANY_TRANSACTION: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
   LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pretty')])),
 });
 
@@ -67,6 +77,13 @@ export interface Config {
   readonly rateLimit: { readonly burnPerMin: number; readonly generatePerMin: number; readonly walletsPerMin: number };
   /** GET /api/transactions/{signature} and any other /api request, per client per minute. */
   readonly rateLimitStatusPerMin: number;
+  /** GET /api/reclaim_rent (read-only previews), per client per minute: their own budget, not the burn pipeline's. */
+  readonly rateLimitPreviewPerMin: number;
+  /** Previews of one client that run at once; one more is 429 (a preview of thousands of accounts is seconds of work). */
+  readonly previewsPerClient: number;
+  /** Open connections of the HTTP server (Node's server.maxConnections), and from one address (src/http/edge.ts). */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerClient: number;
   readonly burnDeadlineMs: number;
   readonly vanityTimeoutMs: number;
   /** Headers and body of a request must have arrived this long after it started, else 408 and the connection is closed. */
@@ -89,6 +106,18 @@ export interface Config {
   readonly stateDir: string;
   /** SPONSOR_KEYPAIR: path of the fee sponsor's solana-keygen file (read once at start); unset: no sponsor. */
   readonly sponsorKeypairPath: string | undefined;
+  /** The fee sponsor's policy (src/operations/sponsorPolicy.ts). */
+  readonly sponsorPolicy: {
+    /** The whole fee (signatures + priority fee) of one sponsored transaction, at most. */
+    readonly maxFeeLamports: bigint;
+    /** A wallet whose sponsored transaction failed on chain is not sponsored for this long. */
+    readonly strikeMs: number;
+    /** Lamports lost to failed sponsored transactions per hour, all wallets / one wallet. */
+    readonly maxLossLamportsPerHour: bigint;
+    readonly maxLossLamportsPerOwnerPerHour: bigint;
+  };
+  /** RELAY_ANY_TRANSACTION: the relay lands any transaction of the allowed programs, not only what Cinder prepares. */
+  readonly relayAnyTransaction: boolean;
 }
 
 export class ConfigError extends Error {
@@ -136,6 +165,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
   }
   const maxPriorityFeeLamports = solStringToLamports(e.MAX_PRIORITY_FEE_SOL ?? '0.01');
+  const guessable = e.SERVER_SECRET === undefined ? null : guessableSecretReason(e.SERVER_SECRET);
+  if (guessable) {
+    throw new ConfigError(
+      `Invalid configuration: SERVER_SECRET ${guessable}, so anyone could guess it and mint relay tokens the fee sponsor honours; make one with SERVER_SECRET=$(${MAKE_SECRET_COMMAND})`,
+    );
+  }
   if ((e.REDIS_URL || e.SPONSOR_KEYPAIR) && !e.SERVER_SECRET) {
     throw new ConfigError(
       'Invalid configuration: SERVER_SECRET (at least 32 characters, the same on every instance) is required when REDIS_URL or SPONSOR_KEYPAIR is set; e.g. SERVER_SECRET=$(openssl rand -base64 32)',
@@ -162,6 +197,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       walletsPerMin: int(e.RATE_LIMIT_WALLETS_PER_MIN, 100_000),
     }),
     rateLimitStatusPerMin: int(e.RATE_LIMIT_STATUS_PER_MIN, 300),
+    rateLimitPreviewPerMin: int(e.RATE_LIMIT_PREVIEW_PER_MIN, 60),
+    previewsPerClient: int(e.PREVIEWS_PER_CLIENT, 2),
+    maxConnections: int(e.MAX_CONNECTIONS, 4096),
+    maxConnectionsPerClient: int(e.MAX_CONNECTIONS_PER_CLIENT, 128),
     burnDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
     vanityTimeoutMs: int(e.VANITY_TIMEOUT_MS, 30_000),
     requestTimeoutMs: int(e.REQUEST_TIMEOUT_MS, 10_000),
@@ -172,5 +211,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverSecret: e.SERVER_SECRET,
     stateDir: resolve(e.STATE_DIR ?? join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'cinder')),
     sponsorKeypairPath: e.SPONSOR_KEYPAIR === undefined ? undefined : resolve(e.SPONSOR_KEYPAIR),
+    sponsorPolicy: Object.freeze({
+      // Two signatures (10,000) and a priority fee of at most 10,000 lamports.
+      maxFeeLamports: BigInt(e.SPONSOR_MAX_FEE_LAMPORTS ?? '20000'),
+      strikeMs: int(e.SPONSOR_STRIKE_MS, 24 * 60 * 60 * 1000),
+      maxLossLamportsPerHour: BigInt(e.SPONSOR_MAX_LOSS_LAMPORTS_PER_HOUR ?? '1000000'),
+      maxLossLamportsPerOwnerPerHour: BigInt(e.SPONSOR_MAX_LOSS_LAMPORTS_PER_OWNER_PER_HOUR ?? '20000'),
+    }),
+    relayAnyTransaction: e.RELAY_ANY_TRANSACTION === 'true',
   });
 }

@@ -41,6 +41,12 @@ const ERRORS = {
   TRANSACTION_NOT_SIGNED: [400, 'Transaction not fully signed'],
   PROGRAM_NOT_ALLOWED: [400, 'Program not allowed'],
   RELAY_TOKEN_INVALID: [400, 'Relay token invalid'],
+  INSTRUCTION_NOT_ALLOWED: [400, 'Instruction not allowed'],
+  TRANSACTIONS_CONFLICT: [400, 'Transactions conflict'],
+  // the fee sponsor's policy (src/operations/sponsorPolicy.ts)
+  SPONSOR_DECLINED: [403, 'Fee sponsor declines this wallet'],
+  SPONSORED_OPERATION_IN_PROGRESS: [409, 'Sponsored operation in progress'],
+  SPONSORED_OPERATION_TOO_LARGE: [400, 'Too large to sponsor'],
   // other client errors
   UNAUTHORIZED: [401, 'Unauthorized'],
   FORBIDDEN: [403, 'Forbidden'],

@@ -29,6 +29,9 @@ export interface Metrics {
   readonly redisErrors: Counter<'operation'>;
   /** The fee sponsor's balance (SPONSOR_KEYPAIR), as last read; absent from the output without a sponsor. */
   readonly sponsorLamports: Gauge;
+  /** Fees the sponsor paid for sponsored transactions that failed on chain (never repaid). */
+  readonly sponsorLamportsLost: Counter;
+  readonly sponsorFailedTransactions: Counter;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -120,6 +123,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'cinder_sponsor_balance_lamports',
       help: 'Lamports held by the fee sponsor (SPONSOR_KEYPAIR), as last read from the chain',
       registers: [],
+    }),
+    sponsorLamportsLost: new Counter({
+      name: 'cinder_sponsor_lamports_lost_total',
+      help: 'Lamports the fee sponsor paid in fees of sponsored transactions that failed on chain (not repaid)',
+      registers,
+    }),
+    sponsorFailedTransactions: new Counter({
+      name: 'cinder_sponsor_failed_transactions_total',
+      help: 'Sponsored transactions that failed on chain (each cost the fee sponsor its fee)',
+      registers,
     }),
   };
 }

@@ -67,6 +67,7 @@ async function main(config: Config): Promise<void> {
   wallets.warmUp().catch((error: unknown) => logger.debug({ err: error }, 'wallet workers not warmed up'));
   process.stdout.write(
     `Cinder listening on ${url}\n` +
+      `Web app (reclaim and burn with a browser wallet): ${url}/\n` +
       `API documentation (with "Try it out"): ${url}/docs\n` +
       (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`) +
       (localnet && RUNNING_FROM_SOURCE ? `A wallet with tokens to burn on it, in another terminal: ${demoTokenCommand(url, localnet)}\n` : ''),

@@ -41,6 +41,12 @@ export interface SimulationResult {
   err: unknown;
   unitsConsumed: number | null;
   logs: readonly string[];
+  /**
+   * The programs the transaction invoked below the top level (its inner instructions, at any
+   * depth), as the node reports them; an entry is null when the node names a program by an index
+   * this adapter cannot resolve.
+   */
+  innerPrograms: readonly (Address | null)[];
 }
 
 export interface SignatureStatus {
@@ -77,6 +83,8 @@ export interface ChainAdapter {
   /** Each signature's status (null: unknown to the node), searching the whole history; one call per 256 signatures. */
   getSignatureStatuses(signatures: readonly Signature[], deadline: number): Promise<(SignatureStatus | null)[]>;
   getBlockHeight(deadline: number): Promise<bigint>;
+  /** The cluster's genesis hash (which cluster this is): read from the RPC once, then remembered. */
+  getGenesisHash(deadline: number): Promise<string>;
   isHealthy(): Promise<boolean>;
   /** Subscribes to every JSON-RPC request that left for the RPC (for metrics); not an RPC operation. */
   onRpcRequest?(listener: (method: string, outcome: RpcRequestOutcome) => void): void;
@@ -241,6 +249,8 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     onDeadline: () => rpcUnavailable(),
   });
 
+  let genesisHash: Promise<string> | undefined;
+
   const tracker = createSignatureTracker({
     commitment,
     pollIntervalMs: options.pollIntervalMs ?? 400,
@@ -300,18 +310,31 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
               .simulateTransaction(
                 wire,
                 signed
-                  ? { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: false, commitment }
-                  : { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment },
+                  ? { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: false, innerInstructions: true, commitment }
+                  : { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, innerInstructions: true, commitment },
               )
               .send({ abortSignal }),
           deadline,
         ),
       );
-      return { err: value.err, unitsConsumed: value.unitsConsumed === undefined ? null : Number(value.unitsConsumed), logs: value.logs ?? [] };
+      // Nodes answer inner instructions parsed (jsonParsed, with programId), as agave does.
+      const innerPrograms = (value.innerInstructions ?? []).flatMap(({ instructions }) =>
+        instructions.map((instruction) => ('programId' in instruction ? instruction.programId : null)),
+      );
+      return { err: value.err, unitsConsumed: value.unitsConsumed === undefined ? null : Number(value.unitsConsumed), logs: value.logs ?? [], innerPrograms };
     },
 
     getSignatureStatuses,
     getBlockHeight,
+
+    getGenesisHash(deadline) {
+      // A cluster's genesis hash never changes: one read, shared by every caller; a failed read is tried again.
+      genesisHash ??= read((abortSignal) => rpc.getGenesisHash().send({ abortSignal }), deadline).catch((error: unknown) => {
+        genesisHash = undefined;
+        throw error;
+      });
+      return genesisHash;
+    },
 
     /**
      * Solana's recommended landing loop, run by the shared tracker: sent with maxRetries 0, the same

@@ -22,6 +22,9 @@
  * - A 64-byte ed25519 keypair anywhere in the URL (a path segment, a query name or value) is 400
  *   `PRIVATE_KEY_IN_URL`, before authentication, logging or any route: never echoed, logged or
  *   sent to the RPC. Generic, so routes added later are covered.
+ * - Refused requests (those two, and a missing Host) count against the client's general rate
+ *   limit like any request: the edge marks them, the rate limiter counts and answers them.
+ * - Open connections are bounded in total and per address (`limitConnections`).
  * - `X-Content-Type-Options: nosniff` on every answer, `Cache-Control: no-store` on /api answers.
  * - One log line per request: method, route template, status, time (and the request id the
  *   logger binds). Never the URL, query, headers or body.
@@ -31,6 +34,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import rateLimitPlugin from '@fastify/rate-limit';
 import type { Logger } from 'pino';
 import type { CinderApp } from './types.ts';
 import { isApiPath } from './auth.ts';
@@ -138,6 +142,22 @@ export function urlHoldsSecretKey(url: string): boolean {
   });
 }
 
+/**
+ * A caller's X-Request-Id is reused (echoed, and bound to every log line of the request) only when
+ * it is a short printable id: 1 to 64 of A-Z a-z 0-9 . _ : -, with no run of 32 or more base58
+ * characters. Any 32-byte value in base58 (a seed, an address) is at least 32 such characters in
+ * a row (43–44 typically) and a 64-byte key 86–88, while UUIDs, ULIDs and counters have none that
+ * long: so a key pasted into the header is never logged or echoed. Anything else gets a new UUID.
+ */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+const BASE58_RUN = /[1-9A-HJ-NP-Za-km-z]{32,}/;
+
+/** Fastify's `genReqId`: the caller's X-Request-Id when it is safe (see above), else a new UUID. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) && !BASE58_RUN.test(given) ? given : randomUUID();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Answers written below Fastify (the socket, Node's response): problem+json by hand, since no
 // request or reply object exists there.
@@ -234,7 +254,8 @@ function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: F
  * The HTTP server: Node's, with the request timeout checked often enough to be real, and no
  * built-in Host check (the edge hook answers it in problem+json).
  */
-function createEdgeServer(handler: (req: IncomingMessage, res: ServerResponse) => void, timeoutMs: number): Server {
+function createEdgeServer(handler: (req: IncomingMessage, res: ServerResponse) => void, options: EdgeOptions): Server {
+  const timeoutMs = options.requestTimeoutMs;
   const checkEveryMs = Math.max(50, Math.min(1_000, Math.floor(timeoutMs / 10)));
   const requestTimeout = Math.max(1, timeoutMs - checkEveryMs);
   const server = createServer(
@@ -247,6 +268,7 @@ function createEdgeServer(handler: (req: IncomingMessage, res: ServerResponse) =
     },
     handler,
   );
+  limitConnections(server, options);
   // CONNECT (a proxy tunnel): Node would close the connection without an answer.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     const error = new CinderError('METHOD_NOT_ALLOWED', 'CONNECT is not supported: this is not a proxy.');
@@ -263,10 +285,44 @@ function createEdgeServer(handler: (req: IncomingMessage, res: ServerResponse) =
   return server;
 }
 
+/**
+ * Open connections, idle keep-alive ones included, are bounded in total (Node's
+ * `server.maxConnections`: beyond it a new connection is closed at once) and per address (the
+ * `connection` event: one address beyond its share has its new connection closed at once), so one
+ * client cannot hold thousands of idle sockets. IPv6 addresses are grouped by /64, as for rate limits.
+ */
+function limitConnections(server: Server, { maxConnections, maxConnectionsPerClient }: EdgeOptions): void {
+  server.maxConnections = maxConnections;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = rateLimitPlugin.normalizeIP(socket.remoteAddress ?? 'unknown');
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > maxConnectionsPerClient) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
+export interface EdgeOptions {
+  logger: Logger;
+  /** Headers and body of a request must have arrived this long after it started, else 408. */
+  requestTimeoutMs: number;
+  maxConnections: number;
+  maxConnectionsPerClient: number;
+}
+
 /** The Fastify options of the edge (see the top of the file). */
-export function edgeServerOptions({ logger, requestTimeoutMs }: { logger: Logger; requestTimeoutMs: number }): Partial<FastifyServerOptions> {
+export function edgeServerOptions(options: EdgeOptions): Partial<FastifyServerOptions> {
+  const { logger, requestTimeoutMs } = options;
   return {
-    serverFactory: (handler) => createEdgeServer(handler, requestTimeoutMs),
+    serverFactory: (handler) => createEdgeServer(handler, options),
     rewriteUrl: rewriteUrl as FastifyServerOptions['rewriteUrl'],
     clientErrorHandler: createClientErrorHandler(logger, requestTimeoutMs) as FastifyServerOptions['clientErrorHandler'],
     frameworkErrors: frameworkErrors as FastifyServerOptions['frameworkErrors'],
@@ -315,7 +371,24 @@ export function allowedMethods(app: CinderApp, path: string): string[] {
 
 const NON_UTF8_CHARSET = /;\s*charset\s*=\s*"?(?!utf-?8"?\s*(;|$))/i;
 
-/** Registers the hooks of the edge. Call it first, before any other hook or route. */
+/** Why the edge refuses this request (a bad target, no Host, a key in the URL), or null. */
+function edgeRefusal(request: FastifyRequest): CinderError | null {
+  const targetError = (request.raw as RawRequest)[kTargetError];
+  if (targetError) return new CinderError('BAD_REQUEST', targetError);
+  if (request.raw.httpVersion === '1.1' && !request.headers.host) {
+    return new CinderError('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header.');
+  }
+  if (urlHoldsSecretKey(request.url)) {
+    return new CinderError(
+      'PRIVATE_KEY_IN_URL',
+      'The URL contains a private key; it was not used, logged or forwarded. A key belongs only in the JSON body of a POST. ' +
+        'Treat this key as exposed (URLs are kept by browsers and proxies): move its funds to a new wallet.',
+    );
+  }
+  return null;
+}
+
+/** Registers the hooks of the edge. Call it first, before any other hook or route, and the rate limiter right after auth. */
 export function registerEdge(app: CinderApp): void {
   const table = new Map<string, RouteEntry>();
   routeTables.set(app, table);
@@ -328,20 +401,12 @@ export function registerEdge(app: CinderApp): void {
     table.set(route.url, entry);
   });
 
+  // The refusal is answered by the rate limiter's first hook, once the request is counted against
+  // its client (src/http/rateLimit.ts): probing costs what any request costs. Nothing runs in
+  // between but identifying the client.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    const targetError = (request.raw as RawRequest)[kTargetError];
-    if (targetError) throw new CinderError('BAD_REQUEST', targetError);
-    if (request.raw.httpVersion === '1.1' && !request.headers.host) {
-      throw new CinderError('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header.');
-    }
-    if (urlHoldsSecretKey(request.url)) {
-      throw new CinderError(
-        'PRIVATE_KEY_IN_URL',
-        'The URL contains a private key; it was not used, logged or forwarded. A key belongs only in the JSON body of a POST. ' +
-          'Treat this key as exposed (URLs are kept by browsers and proxies): move its funds to a new wallet.',
-      );
-    }
+    request.cinderRefusal = edgeRefusal(request);
   });
 
   // Cinder reads UTF-8 JSON only; another declared charset would be decoded wrongly.

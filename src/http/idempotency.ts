@@ -6,12 +6,18 @@
  * onSend), so the route itself knows nothing about it:
  *
  * - preHandler (the body is parsed and valid): no header → nothing to do. Otherwise the record
- *   key is HMAC-SHA256(SERVER_SECRET, scope, Idempotency-Key), where the scope is the API key's id
- *   when API keys are on, and one shared scope when they are off (the fingerprint below holds the
- *   private key, so a stranger can never replay someone else's answer; and a retry from another IP
- *   address, the usual case after a network failure, still finds its record). The fingerprint is
- *   HMAC-SHA256(SERVER_SECRET, record key, the body's values with its keys sorted): the body itself
- *   is never stored, and without the secret a record cannot confirm a guessed private key.
+ *   key is HMAC-SHA256(SERVER_SECRET, cluster, client, owner, Idempotency-Key):
+ *     · cluster: the genesis hash of the chain (read once from the RPC), so that a record made on
+ *       devnet can never answer for mainnet, even in one Redis or one STATE_DIR;
+ *     · client: the API key's id when API keys are on, else one shared value (so that a retry from
+ *       another IP address, the usual case after a network failure, still finds its record);
+ *     · owner: the wallet address the body's key controls, so that one owner's keys never collide
+ *       with another's: a client that happens to pick the same Idempotency-Key as someone else
+ *       (a counter, a fixed string) starts its own record and learns nothing of theirs. A body
+ *       whose key cannot be read gets no record: the route refuses it and sends nothing.
+ *   The fingerprint is HMAC-SHA256(SERVER_SECRET, record key, the body's values with its keys
+ *   sorted): the body itself is never stored, and without the secret a record cannot confirm a
+ *   guessed private key.
  *     · first use → a `pending` record; the burn runs;
  *     · same key, same body, finished → the stored answer, with `Idempotent-Replayed: true`;
  *     · same key, same body, still running, nothing sent yet → 409 REQUEST_IN_PROGRESS (Retry-After: 1);
@@ -38,6 +44,7 @@ import type { CinderApp } from './types.ts';
 import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
+import { parsePrivateKey, type PrivateKeyInput } from '../keys/parsePrivateKey.ts';
 import type { Metrics } from '../metrics.ts';
 import type { IdempotencyStore, SentMark } from '../store/idempotencyStore.ts';
 import { throttledLog } from '../store/redis.ts';
@@ -71,8 +78,19 @@ export interface IdempotencyDeps {
   store: IdempotencyStore;
   /** HMAC key of record names and fingerprints (SERVER_SECRET). */
   secret: string;
-  /** Answers a retry whose transactions were sent but whose answer was never stored. */
-  chain: Pick<ChainAdapter, 'commitment' | 'getSignatureStatuses' | 'getBlockHeight'>;
+  /** Answers a retry whose transactions were sent but whose answer was never stored; names the cluster of a record. */
+  chain: Pick<ChainAdapter, 'commitment' | 'getSignatureStatuses' | 'getBlockHeight' | 'getGenesisHash'>;
+}
+
+/** The wallet address the body's key controls, or null when it is not a key (the route answers 400 INVALID_PRIVATE_KEY). */
+async function ownerOf(body: unknown): Promise<string | null> {
+  const key = (body as { userPrivateKey?: PrivateKeyInput } | null)?.userPrivateKey;
+  if (key === undefined) return null;
+  try {
+    return (await parsePrivateKey(key)).address;
+  } catch {
+    return null;
+  }
 }
 
 /** JSON with object keys sorted, so that field order and spacing do not make another request. */
@@ -104,6 +122,10 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
   // A pending record outlives the longest burn, then frees the key if its instance died.
   const lockMs = config.burnDeadlineMs + 30_000;
   const logFailure = throttledLog(deps.logger);
+  // Read at start, so that the first keyed request does not wait for it (the adapter keeps it).
+  chain.getGenesisHash(Date.now() + 10_000).catch((error: unknown) => {
+    deps.logger.warn({ err: error }, 'the cluster\'s genesis hash could not be read yet; keyed burns and reclaims will read it');
+  });
 
   app.decorateRequest('cinderIdempotentReplay', false);
   app.decorateRequest('cinderIdempotencyUnavailable', false);
@@ -194,8 +216,12 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
         errors: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
       });
     }
-    const scope = config.apiKeys.length > 0 ? request.cinderClient : 'anonymous';
-    const key = hmac('cinder-idempotency-key', scope, header);
+    const owner = await ownerOf(request.body);
+    if (owner === null) return;
+    // Throws RPC_UNAVAILABLE (nothing sent) while the RPC cannot say which cluster this is.
+    const cluster = await chain.getGenesisHash(Date.now() + 10_000);
+    const client = config.apiKeys.length > 0 ? request.cinderClient : 'anonymous';
+    const key = hmac('cinder-idempotency-key', cluster, client, owner, header);
     const fingerprint = hmac('cinder-idempotency-body', key, canonicalJson(request.body));
 
     let begun: Awaited<ReturnType<IdempotencyStore['begin']>>;

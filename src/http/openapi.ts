@@ -7,10 +7,13 @@
  *   table of errors.ts decides under which status a code goes; PROBLEM_CODES below says which codes
  *   an operation can produce), as an `enum` of the response schema's `code`, an `x-problem-codes`
  *   list and a table in the response description;
- * - the `application/problem+json` media type, `Retry-After` / `WWW-Authenticate` headers, the
- *   optional API key schemes and the `Idempotency-Key` header of the burn and the reclaim.
+ * - the `application/problem+json` media type, `Retry-After` / `WWW-Authenticate` headers and
+ *   the `Idempotency-Key` header of the burn and the reclaim;
+ * - the API key schemes, on every /api operation, only when the server has API_KEYS: the docs
+ *   page then shows its locks and "Authorize"; without keys, none (nothing there to authorize).
  *
- * Served at GET /openapi.json; Swagger UI (from the npm package, no CDN) at GET /docs.
+ * Served at GET /openapi.json; Swagger UI (from the npm package, no CDN) at GET /docs, which
+ * loads the document from /openapi.json too, so the page and the README name one address.
  */
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
@@ -77,6 +80,9 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
     'RPC_UNAVAILABLE',
     'SERVICE_UNAVAILABLE',
     'SPONSOR_UNAVAILABLE',
+    'SPONSOR_DECLINED',
+    'SPONSORED_OPERATION_IN_PROGRESS',
+    'PROGRAM_NOT_ALLOWED',
     ...API,
   ],
   preview_reclaim: ['VALIDATION_FAILED', 'UNKNOWN_FIELD', 'INVALID_OWNER', 'INVALID_MINT', 'INVALID_PRIORITY_FEE', 'RPC_UNAVAILABLE', ...API],
@@ -96,6 +102,9 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
     'RPC_UNAVAILABLE',
     'SERVICE_UNAVAILABLE',
     'SPONSOR_UNAVAILABLE',
+    'SPONSOR_DECLINED',
+    'SPONSORED_OPERATION_IN_PROGRESS',
+    'PROGRAM_NOT_ALLOWED',
     ...API,
   ],
   prepare_burn: [
@@ -115,6 +124,10 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
     'TRANSACTION_REJECTED',
     'RPC_UNAVAILABLE',
     'SPONSOR_UNAVAILABLE',
+    'SPONSOR_DECLINED',
+    'SPONSORED_OPERATION_IN_PROGRESS',
+    'SPONSORED_OPERATION_TOO_LARGE',
+    'PROGRAM_NOT_ALLOWED',
     ...API,
   ],
   prepare_reclaim: [
@@ -128,6 +141,10 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
     'TRANSACTION_REJECTED',
     'RPC_UNAVAILABLE',
     'SPONSOR_UNAVAILABLE',
+    'SPONSOR_DECLINED',
+    'SPONSORED_OPERATION_IN_PROGRESS',
+    'SPONSORED_OPERATION_TOO_LARGE',
+    'PROGRAM_NOT_ALLOWED',
     ...API,
   ],
   generate_wallets: ['MISSING_FIELD', 'UNKNOWN_FIELD', 'INVALID_N', 'INVALID_PARAMETER', 'VANITY_TIMEOUT', 'SERVICE_UNAVAILABLE', ...API],
@@ -137,10 +154,15 @@ export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>>
     'INVALID_TRANSACTION',
     'TRANSACTION_NOT_SIGNED',
     'PROGRAM_NOT_ALLOWED',
+    'INSTRUCTION_NOT_ALLOWED',
+    'TRANSACTIONS_CONFLICT',
     'RELAY_TOKEN_INVALID',
     'TRANSACTION_REJECTED',
     'RPC_UNAVAILABLE',
     'SPONSOR_UNAVAILABLE',
+    'SPONSOR_DECLINED',
+    'SPONSORED_OPERATION_IN_PROGRESS',
+    'SERVICE_UNAVAILABLE',
     ...API,
   ],
   health: [],
@@ -230,7 +252,7 @@ function problemResponse(status: number, codes: CinderErrorCode[]): OpenApiRespo
 }
 
 /** Adds what the route schemas cannot say (see the top of this file) to the generated document. */
-export function completeDocument(document: OpenApiDocument): OpenApiDocument {
+export function completeDocument(document: OpenApiDocument, options: { apiKeys: boolean }): OpenApiDocument {
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const operationId = operation.operationId ?? operationIdOf(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
@@ -242,10 +264,7 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
       for (const [status, codes] of problemCodesByStatus(operationId, declared)) {
         operation.responses[String(status)] = problemResponse(status, codes);
       }
-      if (path.startsWith('/api/')) {
-        // Authentication is off unless API_KEYS is set, hence the empty alternative.
-        operation.security ??= [{ bearerAuth: [] }, { apiKeyHeader: [] }, {}];
-      }
+      if (options.apiKeys && path.startsWith('/api/')) operation.security ??= [{ bearerAuth: [] }, { apiKeyHeader: [] }];
       const burnBody = operationId === 'burn_tokens' ? operation.requestBody?.content?.['application/json'] : undefined;
       if (burnBody) burnBody.example = BURN_TRY_IT_OUT;
       if (method === 'post' && IDEMPOTENT_ROUTES.has(path) && !operation.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
@@ -266,11 +285,14 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+/** The address of the document, for the README, the docs page and its tests alike. */
+export const OPENAPI_PATH = '/openapi.json';
+
 /**
  * Registers @fastify/swagger (must run before the routes are added: it records them as they are
- * registered), GET /openapi.json and Swagger UI at /docs.
+ * registered), GET /openapi.json and Swagger UI at /docs. `apiKeys`: the server has API_KEYS.
  */
-export async function registerOpenApi(app: CinderApp): Promise<void> {
+export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolean }): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -286,12 +308,14 @@ export async function registerOpenApi(app: CinderApp): Promise<void> {
         { name: 'wallets', description: 'Generate Solana wallets' },
         { name: 'operations', description: 'Liveness and readiness' },
       ],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key as `Authorization: Bearer <key>` (only when the server sets API_KEYS)' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key as `X-API-Key: <key>` (only when the server sets API_KEYS)' },
-        },
-      },
+      components: options.apiKeys
+        ? {
+            securitySchemes: {
+              bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (API_KEYS) as `Authorization: Bearer <key>`' },
+              apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (API_KEYS) as `X-API-Key: <key>`' },
+            },
+          }
+        : {},
     },
     // Shared schemas (app.addSchema) become components under their own $id, e.g. `Problem`.
     refResolver: {
@@ -299,17 +323,19 @@ export async function registerOpenApi(app: CinderApp): Promise<void> {
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? (completeDocument(documentObject.openapiObject as unknown as OpenApiDocument) as unknown as typeof documentObject.openapiObject)
+        ? (completeDocument(documentObject.openapiObject as unknown as OpenApiDocument, options) as unknown as typeof documentObject.openapiObject)
         : documentObject.swaggerObject,
   });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(app.swagger());
   });
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 1 },
+    // `urls` (one entry) makes the page load and show /openapi.json: the plugin would otherwise
+    // point it at its own copy under /docs/json, a second name for the same document.
+    uiConfig: { deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 1, urls: [{ url: OPENAPI_PATH, name: OPENAPI_PATH }] },
     theme: { title: 'Cinder API' },
     // Everything the page loads comes from this server (the npm package's files): it works offline.
     staticCSP:

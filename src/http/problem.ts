@@ -35,6 +35,14 @@ const FIELD_CODES: Record<string, CinderErrorCode> = {
   signature: 'INVALID_SIGNATURE',
 };
 
+/**
+ * What to send instead, for a field given as the wrong JSON type, where Ajv's "must be number"
+ * would leave the client guessing (a fee written "0.001", in quotes, is the usual mistake).
+ */
+const TYPE_MESSAGES: Record<string, string> = {
+  priorityFee: 'must be a JSON number of SOL (e.g. 0.001, without quotes)',
+};
+
 interface AjvError {
   keyword: string;
   instancePath: string;
@@ -86,7 +94,7 @@ export function validationToCinderError(errors: AjvError[], context: string): Ci
           ? 'is not a known field'
           : fieldErrors.some((e) => e.keyword === 'anyOf')
             ? 'is not in any of the accepted forms'
-            : (first.message ?? 'is invalid');
+            : ((first.keyword === 'type' ? TYPE_MESSAGES[field] : undefined) ?? first.message ?? 'is invalid');
     return { field: field || context, message };
   });
   const listed = problems.slice(0, MAX_LISTED_FIELDS);

@@ -1,20 +1,38 @@
 /**
  * Rate limits (contract, "Rate limits (429)"), per client and per route, fixed one-minute windows.
  *
- * - Request counts come from @fastify/rate-limit (`createRateLimit`): its Redis store (one Lua
- *   script, INCR + PEXPIRE) when REDIS_URL is set, its in-memory LRU store otherwise. The key is
- *   `<bucket>|<client>`, the client being the API key's id when a valid key was presented, else
- *   the IP address (`request.ip`: TRUST_PROXY decides whether X-Forwarded-For counts).
+ * - Request counts come from @fastify/rate-limit (`createRateLimit`, one limiter per budget): its
+ *   Redis store (one Lua script, INCR + PEXPIRE) when REDIS_URL is set, its in-memory LRU store
+ *   otherwise. The key is `<bucket>|<client>`, the client being the API key's id when a valid key
+ *   was presented, else the IP address (`request.ip`: TRUST_PROXY decides whether X-Forwarded-For
+ *   counts).
+ * - Every request under /api, and every request the edge refuses (a key in the URL, a target that
+ *   cannot be normalised, a missing Host: src/http/edge.ts), counts first against the general
+ *   budget (`status`), before anything else runs: probing costs what any request costs. A refused
+ *   request is then answered with its refusal.
+ * - The burn pipeline's doors count against their own budget only once their input has passed
+ *   validation (`preHandler`), just before any chain work: a 401, 413, 415 or 400 of a malformed
+ *   body costs one request of the general budget and nothing of the burn budget. Read-only
+ *   previews (GET /api/reclaim_rent) have a budget of their own, and at most `previewsPerClient`
+ *   of one client run at once (`createPreviewSlots`): a preview of thousands of accounts is
+ *   seconds of work, and one client must not take every core.
+ * - A prepared operation counts once: the messages of a prepare answer are recorded
+ *   (`recordPrepared`) for as long as their blockhash lives, and a relay whose transactions are
+ *   all such messages is not counted again (each message at most twice, a retry included), so a
+ *   wallet of thousands of accounts can be relayed before its blockhash expires.
  * - generate_wallets also has a budget of wallets per minute that counts `n`, not requests
  *   (src/store/windowCounter.ts, same store choice). A request whose `n` does not fit what is left
  *   is refused and uses nothing.
  *
- * Every /api response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds);
- * on generate_wallets they describe whichever limit is closer to running out. A 429 is problem+json
- * RATE_LIMITED with Retry-After. If the counter store fails (Redis unreachable) the request goes
- * through without a check and without RateLimit-* headers: an error log (at most one line per 10 s),
+ * Every /api response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds)
+ * of the last budget it counted against; on generate_wallets they describe whichever limit is
+ * closer to running out. A 429 is problem+json RATE_LIMITED with Retry-After. If the counter
+ * store fails (Redis unreachable) the request goes through without a check and without
+ * RateLimit-* headers: an error log (at most one line per 10 s),
  * `cinder_redis_errors_total{operation="rate_limit"}` and `cinder_rate_limit_fail_open_total`.
  */
+import { createHash } from 'node:crypto';
+import { getTransactionDecoder } from '@solana/kit';
 import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -29,35 +47,40 @@ import { isApiRequest } from './auth.ts';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-export type Bucket = 'burn' | 'generate' | 'status';
+export type Bucket = 'burn' | 'preview' | 'generate' | 'status';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request-count state, set by the onRequest check, read by the wallets budget. */
+    /** The state of the last request budget counted, read by the wallets budget. */
     cinderRateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+    /** Set by the edge (src/http/edge.ts) for a request it refuses: answered once the request is counted. */
+    cinderRefusal: CinderError | null;
   }
 }
 
 export interface RateLimitDeps {
-  config: Pick<Config, 'rateLimit' | 'rateLimitStatusPerMin' | 'maxWalletsPerRequest'>;
+  config: Pick<Config, 'rateLimit' | 'rateLimitStatusPerMin' | 'rateLimitPreviewPerMin' | 'maxWalletsPerRequest'>;
   logger: Logger;
   metrics: Metrics;
   /** Shared counters; null: this process's memory. */
   redis: Redis | null;
-  walletBudget: WindowCounter;
+  /** Window counters (memory, or Redis): the wallets budget, and the messages of prepared operations. */
+  counters: WindowCounter;
 }
 
-/** Which limit a request counts against; null for paths outside /api. */
+/** The budget of a request's route once its input is valid; null for paths outside /api. */
 export function bucketOf(request: FastifyRequest): Bucket | null {
   if (!isApiRequest(request)) return null;
   switch (request.routeOptions.url) {
-    // Every door of the burn pipeline reads the chain and simulates (and most send): one budget.
-    case '/api/burn_tokens':
     case '/api/reclaim_rent':
+      // GET (and HEAD) is the read-only preview: its own budget. POST is a reclaim.
+      return request.method === 'POST' ? 'burn' : 'preview';
+    // Every other door of the burn pipeline reads the chain and simulates (and most send): one budget.
+    case '/api/burn_tokens':
     case '/api/burn_tokens/prepare':
     case '/api/reclaim_rent/prepare':
     case '/api/transactions':
-      return 'burn';
+      return request.method === 'POST' ? 'burn' : 'status';
     case '/api/generate_wallets':
       return 'generate';
     default:
@@ -66,8 +89,12 @@ export function bucketOf(request: FastifyRequest): Bucket | null {
   }
 }
 
+/** Budgets counted only once the input is valid, just before the chain work (the general budget counts them first). */
+const DOORS: ReadonlySet<Bucket> = new Set(['burn', 'preview']);
+
 const BUCKET_NAMES: Record<Bucket, string> = {
   burn: 'burn requests',
+  preview: 'reclaim previews',
   generate: 'generate_wallets requests',
   status: 'requests',
 };
@@ -78,10 +105,39 @@ function setHeaders(reply: FastifyReply, limit: number, remaining: number, reset
 
 const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): Promise<void> {
-  const { config, metrics } = deps;
+/**
+ * How long the messages of a prepare answer are known: a blockhash lives 150 blocks (60–90 s on a
+ * cluster), and a relay token is honoured for 2 minutes.
+ */
+const PREPARED_TTL_MS = 3 * 60_000;
+/** Relays of one prepared message that are not counted: the first, and one retry (a lost answer). */
+const FREE_RELAYS_PER_MESSAGE = 2;
+
+const messageId = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
+
+const transactionDecoder = getTransactionDecoder();
+
+/** The message bytes of base64 wire transactions, or null when one does not decode (the relay refuses it). */
+function relayedMessages(body: unknown): Uint8Array[] | null {
+  const wires = (body as { transactions?: unknown } | undefined)?.transactions;
+  if (!Array.isArray(wires) || wires.length === 0) return null;
+  try {
+    return wires.map((wire) => new Uint8Array(transactionDecoder.decode(Buffer.from(String(wire), 'base64')).messageBytes));
+  } catch {
+    return null;
+  }
+}
+
+export interface RateLimits {
+  /** Records the compiled messages of a prepare answer: their relays count once (see the top of the file). */
+  recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
+}
+
+export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): Promise<RateLimits> {
+  const { config, metrics, counters } = deps;
   const limits: Record<Bucket, number> = {
     burn: config.rateLimit.burnPerMin,
+    preview: config.rateLimitPreviewPerMin,
     generate: config.rateLimit.generatePerMin,
     status: config.rateLimitStatusPerMin,
   };
@@ -90,13 +146,16 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
   await app.register(rateLimitPlugin, {
     global: false, // no route gets the plugin's own hooks: the checks below use createRateLimit
     timeWindow: RATE_LIMIT_WINDOW_MS,
-    max: (request: FastifyRequest) => limits[bucketOf(request) ?? 'status'],
-    keyGenerator: (request: FastifyRequest) => `${bucketOf(request) ?? 'status'}|${request.cinderClient}`,
-    skipOnError: false, // a store failure reaches the hook below, which logs it, counts it and lets the request through
+    skipOnError: false, // a store failure reaches the hooks below, which log it, count it and let the request through
     cache: 100_000,
     ...(deps.redis ? { redis: deps.redis, nameSpace: 'cinder:rl:' } : {}),
   });
-  const countRequest = app.createRateLimit();
+  const limiters = Object.fromEntries(
+    (Object.keys(limits) as Bucket[]).map((bucket) => [
+      bucket,
+      app.createRateLimit({ max: limits[bucket], keyGenerator: (request: FastifyRequest) => `${bucket}|${request.cinderClient}` }),
+    ]),
+  ) as Record<Bucket, ReturnType<CinderApp['createRateLimit']>>;
 
   function failOpen(request: FastifyRequest, bucket: Bucket, error: unknown) {
     metrics.redisErrors.inc({ operation: 'rate_limit' });
@@ -105,14 +164,11 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     logFailure({ err, reqId: request.id }, 'rate-limit store unavailable (Redis): failing open, requests are not rate limited');
   }
 
-  app.decorateRequest('cinderRateLimit', null);
-
-  app.addHook('onRequest', async (request, reply) => {
-    const bucket = bucketOf(request);
-    if (!bucket) return;
-    let result: Awaited<ReturnType<typeof countRequest>>;
+  /** One request against `bucket`: the RateLimit-* headers, and 429 beyond the limit. */
+  async function count(request: FastifyRequest, reply: FastifyReply, bucket: Bucket): Promise<void> {
+    let result: Awaited<ReturnType<(typeof limiters)[Bucket]>>;
     try {
-      result = await countRequest(request);
+      result = await limiters[bucket](request);
     } catch (error) {
       failOpen(request, bucket, error);
       return;
@@ -129,6 +185,52 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
         { headers: { 'retry-after': String(resetSeconds) } },
       );
     }
+  }
+
+  /**
+   * True when every transaction of a relay request is a message this service prepared, relayed
+   * at most FREE_RELAYS_PER_MESSAGE times so far: the prepare was counted, its relays are not.
+   */
+  async function relaysPreparedOperation(request: FastifyRequest): Promise<boolean> {
+    const messages = relayedMessages(request.body);
+    if (!messages) return false;
+    const ids = messages.map(messageId);
+    try {
+      // n = 0 reads a marker without setting one.
+      const known = await Promise.all(ids.map((id) => counters.take(`prepared|${id}`, 0, 1, PREPARED_TTL_MS)));
+      if (known.some((k) => k.used === 0)) return false;
+      const relays = await Promise.all(ids.map((id) => counters.take(`relayed|${id}`, 1, FREE_RELAYS_PER_MESSAGE, PREPARED_TTL_MS)));
+      return relays.every((r) => r.allowed);
+    } catch (error) {
+      failOpen(request, 'burn', error);
+      return false; // counted as any relay
+    }
+  }
+
+  app.decorateRequest('cinderRateLimit', null);
+  app.decorateRequest('cinderRefusal', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const bucket = bucketOf(request);
+    const refusal = request.cinderRefusal;
+    if (refusal || bucket) {
+      try {
+        await count(request, reply, refusal || !bucket || DOORS.has(bucket) ? 'status' : bucket);
+      } catch (error) {
+        // A refused request is counted, and answered with its refusal (a key in the URL must be
+        // told, whatever the budget says); any other over the limit is a 429.
+        if (!refusal) throw error;
+      }
+    }
+    if (refusal) throw refusal;
+  });
+
+  // The doors' own budgets, once the input is valid: the chain work starts right after this.
+  app.addHook('preHandler', async (request, reply) => {
+    const bucket = bucketOf(request);
+    if (!bucket || !DOORS.has(bucket) || request.validationError) return;
+    if (request.routeOptions.url === '/api/transactions' && (await relaysPreparedOperation(request))) return;
+    await count(request, reply, bucket);
   });
 
   // The wallets budget needs `n`, so it runs once the query string is validated. Requests that
@@ -140,7 +242,7 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     const max = config.rateLimit.walletsPerMin;
     let taken: Awaited<ReturnType<WindowCounter['take']>>;
     try {
-      taken = await deps.walletBudget.take(`wallets|${request.cinderClient}`, n, max, RATE_LIMIT_WINDOW_MS);
+      taken = await counters.take(`wallets|${request.cinderClient}`, n, max, RATE_LIMIT_WINDOW_MS);
     } catch (error) {
       failOpen(request, 'generate', error);
       return;
@@ -162,4 +264,48 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     const requests = request.cinderRateLimit;
     if (!requests || left / max < requests.remaining / requests.limit) setHeaders(reply, max, left, resetSeconds);
   });
+
+  return {
+    async recordPrepared(messages) {
+      try {
+        await Promise.all(messages.map((bytes) => counters.take(`prepared|${messageId(bytes)}`, 1, 1, PREPARED_TTL_MS)));
+      } catch (error) {
+        // Its relays are then counted as any: nothing is lost but the discount.
+        metrics.redisErrors.inc({ operation: 'rate_limit' });
+        logFailure({ err: error instanceof Error ? { type: error.name, message: error.message } : { message: String(error) } }, 'prepared messages not recorded (Redis): their relays count against the burn budget');
+      }
+    },
+  };
 }
+
+/**
+ * The per-client cap on previews running at once (in this process: it protects this process's
+ * cores). `acquire` answers 429 RATE_LIMITED beyond the cap; the slot is given back by `release`,
+ * once the preview's work is done (whether or not the client is still there).
+ */
+export function createPreviewSlots(perClient: number) {
+  const running = new Map<string, number>();
+  return {
+    acquire(client: string): () => void {
+      const now = running.get(client) ?? 0;
+      if (now >= perClient) {
+        throw new CinderError(
+          'RATE_LIMITED',
+          `${now} reclaim previews of this client are running; at most ${perClient} at once. Retry when one has answered.`,
+          { headers: { 'retry-after': '1' } },
+        );
+      }
+      running.set(client, now + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (running.get(client) ?? 1) - 1;
+        if (left === 0) running.delete(client);
+        else running.set(client, left);
+      };
+    },
+  };
+}
+
+export type PreviewSlots = ReturnType<typeof createPreviewSlots>;

@@ -1,5 +1,5 @@
 /** Account and token queries. */
-import type { Address } from '@solana/kit';
+import { getAddressEncoder, type Address } from '@solana/kit';
 import {
   dataSliceOption,
   encodeAccount,
@@ -12,7 +12,7 @@ import {
   type RawAccount,
 } from './accounts.ts';
 import type { Chain } from './chain.ts';
-import { decodeMint, decodeTokenAccount, isTokenAccountData, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
+import { decodeMint, decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
 import {
   addressParam,
   arrayParam,
@@ -27,6 +27,7 @@ import {
 import { withContext, type RpcMethodTable } from './rpcContext.ts';
 import { invalidParam, invalidParams } from './rpcErrors.ts';
 
+const addressEncoder = getAddressEncoder();
 const MAX_MULTIPLE_ACCOUNTS = 100;
 /** getTokenLargestAccounts answers the top 20, as the validator does. */
 const MAX_LARGEST_TOKEN_ACCOUNTS = 20;
@@ -34,6 +35,9 @@ const MAX_LARGEST_TOKEN_ACCOUNTS = 20;
 const NUM_LARGEST_ACCOUNTS = 20;
 /** Largest account the runtime allows (MAX_PERMITTED_DATA_LENGTH). */
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
+
+/** An account as a request sees it: a token-program account from the chain's copy of its last write. */
+const currentAccount = (chain: Chain, address: Address): RawAccount | null => chain.writtenTokenProgramAccount(address) ?? readAccount(chain, address);
 
 function programAccounts(chain: Chain, program: Address): { pubkey: Address; account: RawAccount }[] {
   return chain.svm.getProgramAccounts(program).map((a) => ({
@@ -67,10 +71,11 @@ function tokenAccountsOf(chain: Chain, holder: TokenAccountHolder, params: unkno
     program = addressParam(filter.programId);
     if (!isTokenProgram(program)) throw invalidParam('unrecognized Token program id');
   }
-  return programAccounts(chain, program as Address).filter(({ account }) => {
-    if (!isTokenAccountData(account.data, program)) return false;
-    const token = decodeTokenAccount(account.data, program);
-    return token !== null && token[holder] === wanted && (mint === null || token.mint === mint);
+  const mintBytes = mint === null ? null : addressEncoder.encode(mint);
+  return chain.tokenAccountsHeldBy(holder, wanted).flatMap(({ address, account }) => {
+    if (account.owner !== program) return [];
+    // The mint sits in the first 32 bytes of every token account: compared without decoding it.
+    return mintBytes === null || account.data.subarray(0, 32).every((byte, i) => byte === mintBytes[i]) ? [{ pubkey: address, account }] : [];
   });
 }
 
@@ -107,7 +112,7 @@ export function accountMethods(chain: Chain): RpcMethodTable {
       const address = addressParam(requireParam(params, 0, 'address'));
       const config = configParam(params, 1);
       checkContext(chain, config);
-      return withContext(chain, encoded(readAccount(chain, address), encodingOption(config, 'binary'), config));
+      return withContext(chain, encoded(currentAccount(chain, address), encodingOption(config, 'binary'), config));
     },
 
     getMultipleAccounts(params) {
@@ -115,7 +120,7 @@ export function accountMethods(chain: Chain): RpcMethodTable {
       const config = configParam(params, 1);
       checkContext(chain, config);
       const encoding = encodingOption(config, 'base64');
-      return withContext(chain, addresses.map((address) => encoded(readAccount(chain, address), encoding, config)));
+      return withContext(chain, addresses.map((address) => encoded(currentAccount(chain, address), encoding, config)));
     },
 
     getBalance(params) {

@@ -27,6 +27,9 @@ import {
   type TransactionParties,
 } from '../plan/pack.ts';
 import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
+import { mapConcurrently } from '../plan/slices.ts';
+import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS } from '../plan/relayRules.ts';
+import type { SponsorPolicy } from './sponsorPolicy.ts';
 
 /** Simulated units + 10 %, and at least 1,000 CU of headroom. */
 export function computeUnitLimitFor(unitsConsumed: number): number {
@@ -62,7 +65,13 @@ export interface CompileInput {
   lifetime: BlockhashLifetime;
   /** 'auto': the owner pays when it can, else the sponsor (when one is configured). */
   feePayer: 'owner' | 'sponsor' | 'auto';
-  sponsor: { signer: TransactionSigner; lamports: bigint } | null;
+  /** The fee sponsor, its balance, and its policy (which decides whether and for what fee it pays). */
+  sponsor: { signer: TransactionSigner; lamports: bigint; policy: SponsorPolicy } | null;
+  /**
+   * A preview (nothing is signed): only the first SIMULATIONS_AT_ONCE transactions are simulated,
+   * the others are priced without a simulation for the same fee (`priceWithoutSimulation`).
+   */
+  estimate?: boolean;
 }
 
 /** The total priority fee is shared between the transactions; the first takes the remainder. */
@@ -88,6 +97,30 @@ function feeUpperBound(signatures: number, share: bigint): bigint {
   return BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + share;
 }
 
+/** At any compute-unit limit up to this, price × limit (rounded up) gives back the whole priority share. */
+const SHARE_EXACT_LIMIT = 1_000_000;
+
+/**
+ * A preview's transaction priced without a simulation, for the fee the simulated one pays: the
+ * base fee of each signature plus its whole priority share. The price is computed for a limit of
+ * at most SHARE_EXACT_LIMIT, and so is the simulated transaction's (a transaction of closes uses a
+ * small part of it), so the fee, and the preview's net, are those of the reclaim. Only the limit
+ * is an estimate, and a preview never sends it.
+ */
+function priceWithoutSimulation(transaction: PlannedTransaction, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
+  const computeUnitLimit = Math.min(transaction.computeUnitEstimate, SHARE_EXACT_LIMIT);
+  const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
+  const feeLamports = BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
+  return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
+}
+
+/**
+ * Simulations of one plan in flight at once: a wallet of thousands of accounts is a hundred
+ * transactions, which must neither flood the RPC nor build every message in one turn of the event
+ * loop (each lane builds one message, then waits for its simulation).
+ */
+const SIMULATIONS_AT_ONCE = 8;
+
 async function priceTransactions(
   chain: ChainAdapter,
   planned: PlannedTransaction[],
@@ -97,9 +130,12 @@ async function priceTransactions(
 ): Promise<CompiledTransaction[]> {
   const sponsored = parties.feePayer.address !== parties.owner.address;
   const signatures = sponsored ? 2 : 1;
-  return Promise.all(
-    planned.map(async (transaction, index) => {
+  return mapConcurrently(
+    planned,
+    SIMULATIONS_AT_ONCE,
+    async (transaction, index) => {
       const share = shareOf(input.priorityFeeLamports, planned.length, index);
+      if (input.estimate && index >= SIMULATIONS_AT_ONCE) return priceWithoutSimulation(transaction, share, signatures, sponsored);
       // Simulated at the largest limit with the price that makes it pay `share`: the node then
       // checks the payer against (almost exactly) the fee the final transaction pays.
       const simulationPrice = computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT);
@@ -107,6 +143,15 @@ async function priceTransactions(
       const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, simulationPrice, transactionInstructions(transaction.actions, parties, repayBound));
       const wire = getBase64EncodedWireTransaction(compileTransaction(transactionMessage(parties.feePayer, input.lifetime, instructions)));
       const simulation = await chain.simulate(wire, deadline);
+      // What the sponsor pays for runs only the allowed programs, at every depth (an extension of a
+      // mint could make a token instruction call another program).
+      const invoked = sponsored ? innerProgramNotAllowed(simulation.innerPrograms) : null;
+      if (invoked) {
+        throw new CinderError(
+          'PROGRAM_NOT_ALLOWED',
+          `A sponsored transaction would invoke ${invoked}; the fee sponsor pays only for ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} at any depth. Nothing was sent.`,
+        );
+      }
       if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
       const computeUnitLimit =
         simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed);
@@ -114,12 +159,20 @@ async function priceTransactions(
       const feeLamports =
         BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
       return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
-    }),
+    },
   );
 }
 
 function sponsorUnavailable(detail: string): CinderError {
   return new CinderError('SPONSOR_UNAVAILABLE', `${detail} Nothing was sent; try again later.`, { headers: { 'retry-after': '30' } });
+}
+
+/** Later will not help: say so, and what to do instead. */
+function noSponsorConfigured(): CinderError {
+  return new CinderError(
+    'SPONSOR_UNAVAILABLE',
+    'No fee sponsor is configured on this service (SPONSOR_KEYPAIR is not set), so it pays no fees: send feePayer "owner" and pay the fee from the owner\'s SOL. Nothing was sent.',
+  );
 }
 
 function summarize(parties: TransactionParties, transactions: CompiledTransaction[], lifetime: BlockhashLifetime): CompiledPlan {
@@ -139,7 +192,7 @@ function summarize(parties: TransactionParties, transactions: CompiledTransactio
 /** The owner pays: simulate, price, and check the fee payer's reserve and the fee against the reclaim. */
 async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner: TransactionSigner, deadline: number): Promise<CompiledPlan> {
   const parties = { owner, feePayer: owner };
-  const planned = packTransactions(input.actions, parties);
+  const planned = await packTransactions(input.actions, parties);
   const reserve = rentExemptMinimum(input.rent, 0);
   // Said from the fee bounds when the node refuses the fee payer: exactly how much is missing.
   const assertOwnerCanPayBounds = () =>
@@ -174,15 +227,16 @@ async function compileSponsored(
   sponsor: NonNullable<CompileInput['sponsor']>,
   deadline: number,
 ): Promise<CompiledPlan> {
+  // The sponsor's policy first: a wallet it does not pay for now costs no simulation.
+  await sponsor.policy.admit(input.owner);
   const parties = { owner, feePayer: sponsor.signer };
-  const planned = packTransactions(input.actions, parties);
+  const planned = await packTransactions(input.actions, parties);
   const reserve = rentExemptMinimum(input.rent, 0);
+  const bounds = planned.map((_, i) => feeUpperBound(2, shareOf(input.priorityFeeLamports, planned.length, i)));
+  sponsor.policy.assertFeeWithinBound(bounds);
   // Each transaction takes its fee from the sponsor and gives it back atomically, so a sponsor
   // that can pay the largest one stays whole whatever else is in flight.
-  const largest = planned.reduce((max, _, i) => {
-    const bound = feeUpperBound(2, shareOf(input.priorityFeeLamports, planned.length, i));
-    return bound > max ? bound : max;
-  }, 0n);
+  const largest = bounds.reduce((max, bound) => (bound > max ? bound : max), 0n);
   if (sponsor.lamports - largest < reserve) {
     throw sponsorUnavailable(`The fee sponsor holds ${formatSol(sponsor.lamports)} SOL, too little to pay fees now.`);
   }
@@ -212,7 +266,7 @@ export async function compilePlan(chain: ChainAdapter, input: CompileInput, dead
   // Compiling needs no key: the owner only marks the accounts that must sign (the keyed door signs later).
   const owner = createNoopSigner(input.owner);
   if (input.feePayer === 'sponsor') {
-    if (!input.sponsor) throw sponsorUnavailable('No fee sponsor is configured on this service (SPONSOR_KEYPAIR).');
+    if (!input.sponsor) throw noSponsorConfigured();
     return compileSponsored(chain, input, owner, input.sponsor, deadline);
   }
   try {

@@ -22,18 +22,26 @@ import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
-import { landTransactions, overallStatus, reportLanding, type BeforeSend, type OperationStatus } from './land.ts';
+import { landTransactions, overallStatus, type BeforeSend, type OperationStatus } from './land.ts';
+import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
+import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
+import { formatSol } from '../plan/priorityFee.ts';
+import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 
 export interface PipelineDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
   burnDeadlineMs: number;
   sponsor: Sponsor | null;
+  /** Whether, and for what, the sponsor pays (src/operations/sponsorPolicy.ts); null without a sponsor. */
+  sponsorPolicy: SponsorPolicy | null;
   /** The embedded local chain is in use (messages say so where it matters). */
   localChain: boolean;
   /** Signing operations of one owner take turns (src/store/operationLocks.ts). */
   turns: Pick<OperationLocks, 'takeTurn'>;
+  /** Told the messages of each prepare answer before it goes out: their relays count once (src/http/rateLimit.ts). */
+  recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
 }
 
 /** What the owner asked for: one mint burned (a burn), or the whole wallet cleaned (a reclaim). */
@@ -151,11 +159,35 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
   );
 }
 
+/** The token accounts a plan's transactions write. */
+const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMap((t) => t.planned.actions.map((a) => a.account.address));
+
+/** Transactions compiled (or signed) in one turn of the event loop at most. */
+const COMPILES_PER_SLICE = 8;
+
+/**
+ * A sponsored prepare's relay token covers at most MAX_RELAY_TOKEN_MESSAGES messages (the token
+ * names each one). A wallet that needs more cannot be sponsored in one go; with a little SOL of its
+ * own it pays its fees and needs no sponsor.
+ */
+function tooLargeToSponsor(plan: CompiledPlan): CinderError {
+  const accounts = plan.transactions.reduce((sum, t) => sum + t.planned.actions.length, 0);
+  return new CinderError(
+    'SPONSORED_OPERATION_TOO_LARGE',
+    `A sponsored operation holds at most ${MAX_RELAY_TOKEN_MESSAGES} transactions; this one needs ${plan.transactions.length} (${accounts.toLocaleString('en-US')} accounts). ` +
+      `Send the wallet ${formatSol(plan.feeLamports)} SOL or more for its fees and prepare again with feePayer "owner": the wallet pays its own fees and gets the whole rent back.`,
+    { errors: [{ field: 'feePayer', message: `sponsored operations hold at most ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
+  );
+}
+
 export function createPipeline(deps: PipelineDeps) {
   const { chain } = deps;
 
-  /** Read → plan → compile. Never throws for a money rule: the problem is returned, for the preview to show. */
-  async function planOperation(request: PipelineRequest, deadline: number): Promise<PlannedOperation> {
+  /**
+   * Read → plan → compile. Never throws for a money rule: the problem is returned, for the preview
+   * to show. `estimate`: a preview, which simulates only some transactions (compile.ts).
+   */
+  async function planOperation(request: PipelineRequest, deadline: number, estimate = false): Promise<PlannedOperation> {
     const { door } = request;
     const alsoRead = deps.sponsor ? [deps.sponsor.signer.address] : [];
     const [{ state, also }, lifetime] = await Promise.all([
@@ -171,7 +203,7 @@ export function createPipeline(deps: PipelineDeps) {
       );
     }
     const burnMints = new Set(door.kind === 'burn' ? [door.mint] : door.burn);
-    const actions = planAccountActions(state, { burnMints, withdrawExcess: door.kind === 'reclaim' && door.withdrawExcess });
+    const actions = await planAccountActions(state, { burnMints, withdrawExcess: door.kind === 'reclaim' && door.withdrawExcess });
     const mint = door.kind === 'burn' ? state.mints.get(door.mint)! : null;
     const base = { request, state, actions, mint };
     if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, plan: null, problem: nothingToDo(request, actions) };
@@ -189,13 +221,20 @@ export function createPipeline(deps: PipelineDeps) {
           allowNetLoss: request.allowNetLoss,
           lifetime,
           feePayer: request.feePayer,
-          sponsor: deps.sponsor ? { signer: deps.sponsor.signer, lamports: sponsorAccount?.lamports ?? 0n } : null,
+          estimate,
+          sponsor:
+            deps.sponsor && deps.sponsorPolicy
+              ? { signer: deps.sponsor.signer, lamports: sponsorAccount?.lamports ?? 0n, policy: deps.sponsorPolicy }
+              : null,
         },
         deadline,
       );
       return { ...base, plan, problem: null };
     } catch (error) {
-      if (error instanceof CinderError && error.status === 400) return { ...base, plan: null, problem: error };
+      // The sponsor declining this wallet, or its outstanding sponsored operation, is a problem of
+      // the plan too: a preview shows it, the other doors throw it.
+      const planProblem = error instanceof CinderError && (error.status === 400 || error.code === 'SPONSOR_DECLINED' || error.code === 'SPONSORED_OPERATION_IN_PROGRESS');
+      if (planProblem) return { ...base, plan: null, problem: error };
       throw error;
     }
   }
@@ -215,19 +254,34 @@ export function createPipeline(deps: PipelineDeps) {
   ): Promise<OperationResult & { mint: MintState | null }> {
     const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
     const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
-    const signed = await Promise.all(plan.transactions.map((t) => signTransactionMessageWithSigners(compiledMessage(plan, t))));
-    const outcomes = await landTransactions(
-      deps,
-      signed.map((transaction) => ({
-        wire: getBase64EncodedWireTransaction(transaction),
-        signature: getSignatureFromTransaction(transaction),
-        lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
-      })),
-      deadline,
-      beforeSend,
-    );
+    const signed = await mapConcurrently(plan.transactions, COMPILES_PER_SLICE, (t) => signTransactionMessageWithSigners(compiledMessage(plan, t)));
+    const sending = signed.map((transaction) => ({
+      wire: getBase64EncodedWireTransaction(transaction),
+      signature: getSignatureFromTransaction(transaction),
+      lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
+    }));
+    const policy = deps.sponsorPolicy;
+    let outcomes: SponsoredOutcome[];
+    if (plan.sponsored && policy) {
+      // The sponsor's turn for this wallet, and its sends one at a time (the policy decides).
+      await policy.beginTurn(signer.address, signed.map((t) => t.messageBytes), planAccounts(plan));
+      await beforeSend?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
+      outcomes = await policy.land(
+        signer.address,
+        sending.map((t, i) => ({ ...t, index: i, messageBytes: signed[i]!.messageBytes, feeLamports: plan.transactions[i]!.feeLamports })),
+        {
+          deadline,
+          send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
+          known: async () => null,
+        },
+      );
+    } else {
+      // An outstanding sponsored operation of this wallet would fail if this closed its accounts first.
+      await policy?.assertNoTurn(signer.address);
+      outcomes = await landTransactions(deps, sending, deadline, beforeSend);
+    }
 
-    const reports = outcomes.map(reportLanding);
+    const reports = outcomes.map(reportSponsoredLanding);
     const transactions: TransactionReport[] = plan.transactions.map((t, i) => ({
       signature: getSignatureFromTransaction(signed[i]!),
       status: reports[i]!.status,
@@ -272,14 +326,22 @@ export function createPipeline(deps: PipelineDeps) {
   return {
     /** GET /api/reclaim_rent: what a reclaim with these options would do, nothing signed. */
     async preview(request: PipelineRequest): Promise<PlannedOperation> {
-      return planOperation(request, Date.now() + deps.burnDeadlineMs);
+      return planOperation(request, Date.now() + deps.burnDeadlineMs, true);
     },
 
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
     async prepare(request: PipelineRequest) {
       const planned = await planOrThrow(request, Date.now() + deps.burnDeadlineMs);
-      const transactions = planned.plan.transactions.map((t) => compileTransaction(compiledMessage(planned.plan, t)));
-      return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction) };
+      if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
+      // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
+      const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
+      await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
+      // Sponsored: the wallet's turn starts now, and the relay token lives as long as it.
+      const sponsoredUntil =
+        planned.plan.sponsored && deps.sponsorPolicy
+          ? await deps.sponsorPolicy.beginTurn(request.owner, transactions.map((t) => t.messageBytes), planAccounts(planned.plan))
+          : null;
+      return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), sponsoredUntil };
     },
 
     /** POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the sponsor's), land. */

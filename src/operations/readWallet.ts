@@ -11,6 +11,7 @@ import { CinderError } from '../errors.ts';
 import { decodeMint, decodeTokenAccount, TOKEN_2022_PROGRAM_ADDRESS, type MintState, type TokenAccountState } from '../plan/tokenState.ts';
 import type { WalletState } from '../plan/actions.ts';
 import { decodeRent, DEFAULT_RENT, RENT_SYSVAR } from '../plan/rent.ts';
+import { mapInSlices } from '../plan/slices.ts';
 
 export interface WalletQuery {
   owner: Address;
@@ -28,8 +29,9 @@ export interface WalletRead {
   also: ReadonlyMap<Address, RawAccount | null>;
 }
 
-function decodeAccounts(raw: readonly RawAccount[]): TokenAccountState[] {
-  return raw.map(decodeTokenAccount).filter((a): a is TokenAccountState => a !== null);
+/** Decoded a slice at a time (src/plan/slices.ts): a wallet may hold thousands of accounts. */
+async function decodeAccounts(raw: readonly RawAccount[]): Promise<TokenAccountState[]> {
+  return (await mapInSlices(raw, decodeTokenAccount)).filter((a): a is TokenAccountState => a !== null);
 }
 
 function mintNotFound(mint: Address, localChain: boolean): CinderError {
@@ -69,13 +71,13 @@ export async function readWallet(chain: ChainAdapter, query: WalletQuery, deadli
     batch = read.value;
     checkMint(mint, batch[0] ?? null, query.localChain);
     if (accounts.status === 'rejected') throw accounts.reason;
-    tokenAccounts = decodeAccounts(accounts.value);
+    tokenAccounts = await decodeAccounts(accounts.value);
   } else {
     const [classic, token2022] = await Promise.all([
       chain.getTokenAccountsByOwner(owner, { programId: TOKEN_PROGRAM_ADDRESS }, deadline),
       chain.getTokenAccountsByOwner(owner, { programId: TOKEN_2022_PROGRAM_ADDRESS }, deadline),
     ]);
-    tokenAccounts = decodeAccounts([...classic, ...token2022]);
+    tokenAccounts = await decodeAccounts([...classic, ...token2022]);
     mintAddresses = [...new Set(tokenAccounts.map((a) => a.mint))];
     batch = await chain.getAccounts([...mintAddresses, owner, RENT_SYSVAR, ...also], deadline);
   }
@@ -85,8 +87,8 @@ export async function readWallet(chain: ChainAdapter, query: WalletQuery, deadli
   const [ownerAccount, rentAccount, ...alsoAccounts] = batch.slice(mintAddresses.length);
 
   const mints = new Map<Address, MintState>();
-  mintAccounts.forEach((account, i) => {
-    const decoded = account ? decodeMint(account) : null;
+  const decodedMints = await mapInSlices(mintAccounts, (account) => (account ? decodeMint(account) : null));
+  decodedMints.forEach((decoded, i) => {
     if (decoded) mints.set(mintAddresses[i]!, decoded);
   });
 

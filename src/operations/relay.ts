@@ -4,15 +4,24 @@
  * unless every transaction of the request passes every check:
  *
  * 1. it decodes (kit's transaction and compiled-message decoders) to exactly the bytes given;
- * 2. every instruction belongs to Compute Budget, System, SPL Token, Token-2022 or Associated Token;
+ * 2. every instruction belongs to Compute Budget, System, SPL Token, Token-2022 or Associated Token,
+ *    and (unless RELAY_ANY_TRANSACTION) is one that Cinder itself prepares (src/plan/relayRules.ts):
+ *    the relay is no free transaction service for transfers, spam or a drainer's signed message;
  * 3. every signature is present and verifies against its signer's public key (WebCrypto), except
  *    the fee sponsor's, which the relay adds itself, and only to a message that a relay token
- *    proves this service prepared (src/operations/relayToken.ts), that uses the sponsor as fee
- *    payer and nothing else, and that repays the sponsor at least its whole fee;
- * 4. a simulation of the signed transaction (signatures and blockhash checked) succeeds.
+ *    proves this service prepared (src/operations/relayToken.ts) and that the sponsor's policy
+ *    would pay for (src/operations/sponsorPolicy.ts: Cinder's own instructions, its fee within the
+ *    bound and repaid in full, the compute budget read as the runtime reads it);
+ * 4. no two transactions of the request take from the same token account, and none writes a token
+ *    account of an outstanding sponsored message: standard JSON-RPC simulates each transaction on
+ *    today's state only (no bundle simulation), so this static rule is what keeps a request's
+ *    transactions (and a wallet's other transactions) from failing one another after all passed;
+ * 5. a simulation of the signed transaction (signatures and blockhash checked) succeeds, and the
+ *    programs it invokes at any depth (its inner instructions) are all on the allow-list.
  *
- * Idempotent by signature: a transaction the chain already knows is reported, not simulated;
- * identical requests in flight in this process share one landing, and the tracker under
+ * Sponsored transactions land one at a time per wallet, as the policy decides; the others land
+ * together. Idempotent by signature: a transaction the chain already knows is reported, not
+ * simulated; identical requests in flight in this process share one landing, and the tracker under
  * landTransactions shares one landing loop per signature (rebroadcasting identical bytes can never
  * act twice: the signature is the transaction's identity).
  */
@@ -28,41 +37,28 @@ import {
   verifySignature,
   type Address,
   type CompiledTransactionMessage,
-  type LegacyCompiledTransactionMessage,
-  type ReadonlyUint8Array,
-  type V0CompiledTransactionMessage,
   type Signature,
   type Transaction,
 } from '@solana/kit';
-import {
-  COMPUTE_BUDGET_PROGRAM_ADDRESS,
-  ComputeBudgetInstruction,
-  getSetComputeUnitLimitInstructionDataDecoder,
-  getSetComputeUnitPriceInstructionDataDecoder,
-  identifyComputeBudgetInstruction,
-} from '@solana-program/compute-budget';
-import { getTransferSolInstructionDataDecoder, identifySystemInstruction, SYSTEM_PROGRAM_ADDRESS, SystemInstruction } from '@solana-program/system';
-import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';
 import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
-import { BASE_FEE_LAMPORTS_PER_SIGNATURE } from '../plan/money.ts';
-import { MAX_COMPUTE_UNIT_LIMIT, TRANSACTION_SIZE_LIMIT } from '../plan/pack.ts';
+import { TRANSACTION_SIZE_LIMIT } from '../plan/pack.ts';
+import {
+  consumedTokenAccount,
+  innerProgramNotAllowed,
+  instructionName,
+  messageInstructions,
+  notCinderInstruction,
+  RELAY_ALLOWED_PROGRAMS,
+  writableStaticAccounts,
+  type RelayableMessage,
+} from '../plan/relayRules.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
-import { landTransactions, overallStatus, reportLanding, type OperationStatus, type SignedForSending } from './land.ts';
+import { landTransactions, overallStatus, type LandingOutcome, type OperationStatus, type SignedForSending } from './land.ts';
 import { checkRelayToken } from './relayToken.ts';
-
-/** The programs whose instructions the relay lands; anything else is PROGRAM_NOT_ALLOWED. */
-export const RELAY_ALLOWED_PROGRAMS: ReadonlyMap<Address, string> = new Map<Address, string>([
-  [COMPUTE_BUDGET_PROGRAM_ADDRESS, 'Compute Budget'],
-  [SYSTEM_PROGRAM_ADDRESS, 'System'],
-  [TOKEN_PROGRAM_ADDRESS, 'SPL Token'],
-  [TOKEN_2022_PROGRAM_ADDRESS, 'Token-2022'],
-  [ASSOCIATED_TOKEN_PROGRAM_ADDRESS, 'Associated Token'],
-]);
+import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 
 /** At most this many transactions per request (16 KiB of body holds 8 full-size ones in base64). */
 export const MAX_RELAY_TRANSACTIONS = 8;
@@ -81,9 +77,13 @@ export interface RelayDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
   sponsor: Sponsor | null;
+  /** The sponsor's rules (null without a sponsor): what it pays for, outstanding sponsored messages, one send at a time. */
+  sponsorPolicy: SponsorPolicy | null;
   /** SERVER_SECRET: the key of relay tokens. Without it no token is valid, so the sponsor signs nothing. */
   serverSecret: string | undefined;
   burnDeadlineMs: number;
+  /** RELAY_ANY_TRANSACTION: any instruction of the allowed programs, not only what Cinder prepares. */
+  relayAnyTransaction: boolean;
 }
 
 export interface RelayRequest {
@@ -112,16 +112,21 @@ export interface RelayResult {
 interface Candidate {
   index: number;
   transaction: Transaction;
-  /** Legacy or version 0: the versions the relay accepts. */
-  message: LegacyCompiledTransactionMessage | V0CompiledTransactionMessage;
+  message: RelayableMessage;
   feePayer: Address;
   sponsored: boolean;
+  /** The token accounts its instructions take from (close, burn, withdraw, transfer), each once. */
+  consumed: Address[];
+  /** What the sponsor's policy said of it (sponsored only): its fee, and the owner who repays it. */
+  paid: { feeLamports: bigint; owner: Address } | null;
 }
 
 /** The problem's field name (problem.ts shows names of letters, digits, `_`, `.` and `-` only). */
 const field = (index: number) => `transactions.${index}`;
 
-function refuse(code: 'INVALID_TRANSACTION' | 'TRANSACTION_NOT_SIGNED' | 'PROGRAM_NOT_ALLOWED' | 'TRANSACTION_REJECTED', index: number, problem: string): CinderError {
+type RefusalCode = 'INVALID_TRANSACTION' | 'TRANSACTION_NOT_SIGNED' | 'PROGRAM_NOT_ALLOWED' | 'INSTRUCTION_NOT_ALLOWED' | 'TRANSACTIONS_CONFLICT' | 'TRANSACTION_REJECTED';
+
+function refuse(code: RefusalCode, index: number, problem: string): CinderError {
   return new CinderError(code, `${field(index)} ${problem}. Nothing was sent.`, { errors: [{ field: field(index), message: problem }] });
 }
 
@@ -129,8 +134,9 @@ const base64 = getBase64Encoder();
 const transactionDecoder = getTransactionDecoder();
 const messageEncoder = getCompiledTransactionMessageEncoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();
+const allowedProgramNames = () => [...RELAY_ALLOWED_PROGRAMS.values()].join(', ');
 
-function decodeCandidate(wire: string, index: number, sponsor: Address | null): Candidate {
+function decodeCandidate(wire: string, index: number, sponsor: Address | null, relayAny: boolean): Candidate {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(wire) || wire.length % 4 !== 0) throw refuse('INVALID_TRANSACTION', index, 'is not base64');
   const bytes = new Uint8Array(base64.encode(wire));
   if (bytes.length > TRANSACTION_SIZE_LIMIT) {
@@ -154,17 +160,33 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null): 
   }
   const feePayer = message.staticAccounts[0];
   if (!feePayer) throw refuse('INVALID_TRANSACTION', index, 'has no fee payer');
-  for (const instruction of message.instructions) {
-    const program = message.staticAccounts[instruction.programAddressIndex];
-    if (!program || !RELAY_ALLOWED_PROGRAMS.has(program)) {
+  const sponsored = sponsor !== null && feePayer === sponsor;
+  const instructions = messageInstructions(message);
+  for (const instruction of instructions) {
+    if (instruction.program === null || !RELAY_ALLOWED_PROGRAMS.has(instruction.program)) {
       throw refuse(
         'PROGRAM_NOT_ALLOWED',
         index,
-        `calls ${program ?? 'a program loaded from an address lookup table'}; only ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} instructions are relayed`,
+        `calls ${instruction.program ?? 'a program loaded from an address lookup table'}; only ${allowedProgramNames()} instructions are relayed`,
       );
     }
   }
-  return { index, transaction, message, feePayer, sponsored: sponsor !== null && feePayer === sponsor };
+  if (!relayAny) {
+    for (const instruction of instructions) {
+      const why = notCinderInstruction(instruction, sponsored ? sponsor : null);
+      if (why) {
+        throw refuse(
+          'INSTRUCTION_NOT_ALLOWED',
+          index,
+          `has instruction ${instruction.index} (${instructionName(instruction)}), which ${why}; this relay lands only what Cinder prepares ` +
+            '(compute budget; token Burn, BurnChecked, CloseAccount, WithdrawExcessLamports to the owner; HarvestWithheldTokensToMint; the repayment of the fee sponsor)',
+        );
+      }
+    }
+  }
+  // One transaction is atomic: a burn and the close of the same account in it are one step.
+  const consumed = [...new Set(instructions.map(consumedTokenAccount).filter((a): a is Address => a !== null))];
+  return { index, transaction, message, feePayer, sponsored, consumed, paid: null };
 }
 
 /** Every signature but the sponsor's must be present and valid for this exact message. */
@@ -180,64 +202,27 @@ async function assertSigned(candidate: Candidate, sponsor: Address | null): Prom
   }
 }
 
+/** No token account is taken from twice in one request: the second transaction could only fail after both passed their simulations. */
+function assertNoOverlap(candidates: readonly Candidate[]): void {
+  const takenBy = new Map<Address, number>();
+  for (const candidate of candidates) {
+    for (const account of candidate.consumed) {
+      const other = takenBy.get(account);
+      if (other !== undefined) {
+        throw refuse(
+          'TRANSACTIONS_CONFLICT',
+          candidate.index,
+          `takes from token account ${account}, as ${field(other)} does: ` +
+            'each transaction is simulated on today\'s state, so one of them would fail on chain after both passed; send them in separate requests, one after the other has landed',
+        );
+      }
+      takenBy.set(account, candidate.index);
+    }
+  }
+}
+
 function relayTokenInvalid(detail: string): CinderError {
   return new CinderError('RELAY_TOKEN_INVALID', `${detail} Nothing was sent.`, { errors: [{ field: 'relayToken', message: detail }] });
-}
-
-/**
- * Defence in depth behind the relay token: in a message for the sponsor to sign, the sponsor is
- * the fee payer and otherwise only the destination of System transfers, and those transfers
- * repay at least the whole fee of the transaction (base fee per signature + priority fee, as the
- * runtime charges it). Returns the fee.
- */
-/** kit's identify* helpers throw on a discriminator they do not know: that is simply "not this one". */
-function kindOf<T>(identify: (data: ReadonlyUint8Array) => T, data: ReadonlyUint8Array): T | null {
-  try {
-    return data.length > 0 ? identify(data) : null;
-  } catch {
-    return null;
-  }
-}
-
-function assertSponsorOnlyPaysFees(candidate: Candidate, sponsor: Address): bigint {
-  const { message, index } = candidate;
-  const refuseSponsor = (problem: string) =>
-    new CinderError('RELAY_TOKEN_INVALID', `${field(index)} ${problem}; the fee sponsor does not sign it. Nothing was sent.`, {
-      errors: [{ field: field(index), message: problem }],
-    });
-  if (message.version === 0 && (message.addressTableLookups?.length ?? 0) > 0) throw refuseSponsor('uses address lookup tables');
-  let limit: number | null = null;
-  let price = 0n;
-  let repaid = 0n;
-  let otherInstructions = 0;
-  for (const instruction of message.instructions) {
-    const program = message.staticAccounts[instruction.programAddressIndex]!;
-    const data: ReadonlyUint8Array = instruction.data ?? new Uint8Array();
-    const accounts = instruction.accountIndices ?? [];
-    if (program === COMPUTE_BUDGET_PROGRAM_ADDRESS) {
-      const kind = kindOf(identifyComputeBudgetInstruction, data);
-      if (kind === ComputeBudgetInstruction.SetComputeUnitLimit && data.length === 5) limit = getSetComputeUnitLimitInstructionDataDecoder().decode(data).units;
-      else if (kind === ComputeBudgetInstruction.SetComputeUnitPrice && data.length === 9) price = getSetComputeUnitPriceInstructionDataDecoder().decode(data).microLamports;
-      continue;
-    }
-    otherInstructions++;
-    const isRepayment =
-      program === SYSTEM_PROGRAM_ADDRESS &&
-      data.length === 12 &&
-      kindOf(identifySystemInstruction, data) === SystemInstruction.TransferSol &&
-      accounts.length === 2 &&
-      accounts[1] === 0 &&
-      accounts[0] !== 0;
-    if (isRepayment) repaid += getTransferSolInstructionDataDecoder().decode(data).amount;
-    else if (accounts.includes(0)) throw refuseSponsor(`uses the fee sponsor ${sponsor} in an instruction other than its repayment`);
-  }
-  // The runtime's default limit without SetComputeUnitLimit: 200,000 per instruction, at most 1.4 M.
-  const units = limit ?? Math.min(MAX_COMPUTE_UNIT_LIMIT, 200_000 * otherInstructions);
-  const fee = BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) + priorityFeeCharged(price, units);
-  if (repaid < fee) {
-    throw refuseSponsor(`repays the fee sponsor ${formatSol(repaid)} SOL of its ${formatSol(fee)} SOL fee`);
-  }
-  return fee;
 }
 
 function simulationRefusal(candidate: Candidate, err: unknown): CinderError {
@@ -277,10 +262,18 @@ function finalReport(signature: Signature, sponsored: boolean, status: Signature
 }
 
 export function createRelay(deps: RelayDeps) {
-  const { chain } = deps;
+  const { chain, sponsorPolicy: policy } = deps;
   const sponsorAddress = deps.sponsor?.signer.address ?? null;
   /** Relays in flight, by their signatures: an identical request joins the running one. */
   const inFlight = new Map<string, Promise<RelayResult>>();
+
+  /** A transaction the chain knows, as a landing outcome (null: unknown to it). */
+  async function knownOutcome(signature: Signature, deadline: number): Promise<LandingOutcome | null> {
+    const [status] = await chain.getSignatureStatuses([signature], deadline);
+    if (!status) return null;
+    if (status.err || hasReachedCommitment(status, chain.commitment)) return { kind: 'landed', slot: status.slot, err: status.err };
+    return { kind: 'unknown' };
+  }
 
   async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number): Promise<RelayResult> {
     const signatures = transactions.map((t) => getSignatureFromTransaction(t));
@@ -289,26 +282,63 @@ export function createRelay(deps: RelayDeps) {
       finalReport(s, candidates[i]!.sponsored, statuses[i]!, chain.commitment),
     );
 
-    // Only what the chain does not know yet is simulated: a known signature was already checked
-    // by the chain itself, and simulating it again would only say AlreadyProcessed.
+    // Only what the chain does not know yet is checked against the sponsored messages outstanding
+    // and simulated: a known signature was already checked by the chain itself.
     const unknown = candidates.filter((_, i) => statuses[i] === null);
+    if (policy) {
+      for (const candidate of unknown) {
+        const conflicts = await policy.conflicts(writableStaticAccounts(candidate.message), candidate.sponsored ? candidate.transaction.messageBytes : null);
+        if (conflicts.length > 0) {
+          throw refuse(
+            'TRANSACTIONS_CONFLICT',
+            candidate.index,
+            `writes token account ${conflicts[0]}, which a sponsored transaction that was prepared and not yet landed also writes: ` +
+              'it would make that transaction fail at the fee sponsor\'s cost; relay it after the sponsored one landed or expired',
+          );
+        }
+      }
+    }
     const wires = transactions.map((t) => getBase64EncodedWireTransaction(t));
     const simulations = await Promise.all(unknown.map((c) => chain.simulate(wires[c.index]!, deadline, { signed: true })));
     unknown.forEach((candidate, j) => {
-      const err = simulations[j]!.err;
+      const simulation = simulations[j]!;
+      // Inner calls count: a program allowed at the top level may invoke others (a transfer hook).
+      const invoked = innerProgramNotAllowed(simulation.innerPrograms);
+      if (invoked) throw refuse('PROGRAM_NOT_ALLOWED', candidate.index, `invokes ${invoked}; only ${allowedProgramNames()} may run, at any depth`);
       // AlreadyProcessed: it landed between the status read and the simulation; the tracker reports it.
-      if (err && err !== 'AlreadyProcessed') throw simulationRefusal(candidate, err);
+      if (simulation.err && simulation.err !== 'AlreadyProcessed') throw simulationRefusal(candidate, simulation.err);
     });
 
     const toLand = candidates.filter((_, i) => reports[i] === null);
     if (toLand.length > 0) {
       const lastValidBlockHeight = (await chain.getBlockHeight(deadline)) + BLOCKHASH_VALIDITY_BLOCKS + PROCESSED_AHEAD_MARGIN_BLOCKS;
-      const sending: SignedForSending[] = toLand.map((c) => ({ wire: wires[c.index]!, signature: signatures[c.index]!, lastValidBlockHeight }));
-      const outcomes = await landTransactions(deps, sending, deadline);
-      toLand.forEach((candidate, j) => {
-        const report = reportLanding(outcomes[j]!);
+      const sendable = (c: Candidate): SignedForSending => ({ wire: wires[c.index]!, signature: signatures[c.index]!, lastValidBlockHeight });
+      const plain = toLand.filter((c) => !c.sponsored);
+      // The sponsored ones of each wallet go one at a time, as the sponsor's policy decides.
+      const byOwner = new Map<Address, Candidate[]>();
+      for (const c of toLand.filter((c) => c.sponsored)) byOwner.set(c.paid!.owner, [...(byOwner.get(c.paid!.owner) ?? []), c]);
+      const [plainOutcomes, ...sponsoredOutcomes] = await Promise.all([
+        plain.length > 0 ? landTransactions(deps, plain.map(sendable), deadline) : Promise.resolve([]),
+        ...[...byOwner].map(([owner, group]) =>
+          policy!.land(
+            owner,
+            group.map((c) => ({ ...sendable(c), index: c.index, messageBytes: c.transaction.messageBytes, feeLamports: c.paid!.feeLamports })),
+            {
+              deadline,
+              send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
+              known: (item) => knownOutcome(item.signature, deadline),
+            },
+          ),
+        ),
+      ]);
+      const landed: [Candidate, SponsoredOutcome][] = [
+        ...plain.map((c, j): [Candidate, SponsoredOutcome] => [c, plainOutcomes![j]!]),
+        ...[...byOwner.values()].flatMap((group, g) => group.map((c, j): [Candidate, SponsoredOutcome] => [c, sponsoredOutcomes[g]![j]!])),
+      ];
+      for (const [candidate, outcome] of landed) {
+        const report = reportSponsoredLanding(outcome);
         reports[candidate.index] = { signature: signatures[candidate.index]!, status: report.status, slot: report.slot, sponsored: candidate.sponsored, error: report.error };
-      });
+      }
     }
 
     const done = reports as RelayedTransactionReport[];
@@ -330,10 +360,10 @@ export function createRelay(deps: RelayDeps) {
         errors: [{ field: 'transactions', message: `must hold 1 to ${MAX_RELAY_TRANSACTIONS} transactions` }],
       });
     }
-    const candidates = request.transactions.map((wire, i) => decodeCandidate(wire, i, sponsorAddress));
+    const candidates = request.transactions.map((wire, i) => decodeCandidate(wire, i, sponsorAddress, deps.relayAnyTransaction));
     for (const candidate of candidates) await assertSigned(candidate, sponsorAddress);
 
-    // The sponsor signs only messages this service prepared (relay token), only as fee payer.
+    // The sponsor signs only messages this service prepared (relay token) and its policy would pay for.
     const sponsored = candidates.filter((c) => c.sponsored);
     let tokenExpired = false;
     if (sponsored.length > 0) {
@@ -349,8 +379,9 @@ export function createRelay(deps: RelayDeps) {
         throw relayTokenInvalid('relayToken was not issued by this service for these exact transactions, so the fee sponsor does not sign them.');
       }
       tokenExpired = check === 'expired';
-      for (const candidate of sponsored) assertSponsorOnlyPaysFees(candidate, sponsorAddress!);
+      for (const candidate of sponsored) candidate.paid = policy!.paysFor(candidate.index, candidate.message);
     }
+    assertNoOverlap(candidates);
     const transactions = await Promise.all(
       candidates.map((c) => (c.sponsored ? partiallySignTransaction([deps.sponsor!.signer.keyPair], c.transaction) : c.transaction)),
     );

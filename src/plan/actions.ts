@@ -15,6 +15,7 @@
 import type { Address } from '@solana/kit';
 import type { MintState, TokenAccountState } from './tokenState.ts';
 import { rentExemptMinimum, type Rent } from './rent.ts';
+import { mapInSlices } from './slices.ts';
 
 export type AccountActionKind = 'close' | 'burn_and_close' | 'unwrap' | 'withdraw_excess' | 'keep' | 'skip';
 
@@ -104,15 +105,18 @@ export function planAccountAction(state: WalletState, account: TokenAccountState
   };
 }
 
-/** One action per account of the owner, in a stable order (program, mint, address). */
-export function planAccountActions(state: WalletState, options: PlanOptions): AccountAction[] {
-  return state.accounts
-    .filter((account) => account.owner === state.owner)
-    .map((account) => planAccountAction(state, account, options))
-    .sort(
-      (a, b) =>
-        a.account.tokenProgram.localeCompare(b.account.tokenProgram) ||
-        a.account.mint.localeCompare(b.account.mint) ||
-        a.account.address.localeCompare(b.account.address),
-    );
+/** Code-unit order: addresses are ASCII, and this is many times faster than localeCompare on thousands of them. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * One action per account of the owner, in a stable order (program, mint, address). Planned a
+ * slice at a time (src/plan/slices.ts): a wallet may hold thousands of accounts.
+ */
+export async function planAccountActions(state: WalletState, options: PlanOptions): Promise<AccountAction[]> {
+  const owned = state.accounts.filter((account) => account.owner === state.owner);
+  const actions = await mapInSlices(owned, (account) => planAccountAction(state, account, options));
+  return actions.sort(
+    (a, b) =>
+      byText(a.account.tokenProgram, b.account.tokenProgram) || byText(a.account.mint, b.account.mint) || byText(a.account.address, b.account.address),
+  );
 }

@@ -21,6 +21,7 @@ import { getHarvestWithheldTokensToMintInstruction } from '@solana-program/token
 import { TOKEN_2022_PROGRAM_ADDRESS } from './tokenState.ts';
 import type { BlockhashLifetime } from '../chain/chainAdapter.ts';
 import { ACTIONS_THAT_SEND, type AccountAction } from './actions.ts';
+import { endOfSlice, nextTurn } from './slices.ts';
 
 /** Solana's packet limit for a legacy transaction. */
 export const TRANSACTION_SIZE_LIMIT = 1232;
@@ -117,45 +118,113 @@ export function transactionMessage(feePayer: TransactionSigner, lifetime: Blockh
 const shortVecLength = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : 3);
 
 /**
- * The wire size of a legacy transaction with these instructions, computed from the layout
- * (signatures, header, account keys, blockhash, compiled instructions). kit's
- * getTransactionMessageSize gives the same number (test/plan/plan.test.ts checks it) but compiles
- * and encodes the whole message, ~1 ms per instruction; packing asks this hundreds of times.
+ * What the wire size of a legacy transaction depends on (signatures, header, account keys,
+ * blockhash, compiled instructions), kept up to date as instructions join it, so that packing
+ * thousands of accounts costs one step per account and not one whole transaction per account.
  */
-export function legacyTransactionSize(feePayer: Address, instructions: readonly Instruction[]): number {
-  const keys = new Set<string>([feePayer]);
-  const signers = new Set<string>([feePayer]);
-  let instructionBytes = 0;
-  for (const instruction of instructions) {
-    keys.add(instruction.programAddress);
+class SizeTally {
+  private readonly keys: Set<string>;
+  private readonly signers: Set<string>;
+  private instructions = 0;
+  private instructionBytes = 0;
+
+  constructor(feePayer: Address) {
+    this.keys = new Set([feePayer]);
+    this.signers = new Set([feePayer]);
+  }
+
+  add(instruction: Instruction): void {
+    this.keys.add(instruction.programAddress);
     const accounts = instruction.accounts ?? [];
     for (const meta of accounts) {
-      keys.add(meta.address);
-      if (isSignerRole(meta.role)) signers.add(meta.address);
+      this.keys.add(meta.address);
+      if (isSignerRole(meta.role)) this.signers.add(meta.address);
     }
     const dataLength = instruction.data?.length ?? 0;
-    instructionBytes += 1 + shortVecLength(accounts.length) + accounts.length + shortVecLength(dataLength) + dataLength;
+    this.instructions++;
+    this.instructionBytes += 1 + shortVecLength(accounts.length) + accounts.length + shortVecLength(dataLength) + dataLength;
   }
-  const messageBytes = 3 + shortVecLength(keys.size) + 32 * keys.size + 32 + shortVecLength(instructions.length) + instructionBytes;
-  return shortVecLength(signers.size) + 64 * signers.size + messageBytes;
+
+  /** One more (non-signer) account in an instruction already counted that had `accountsBefore` accounts. */
+  addAccount(address: Address, accountsBefore: number): void {
+    this.keys.add(address);
+    this.instructionBytes += 1 + shortVecLength(accountsBefore + 1) - shortVecLength(accountsBefore);
+  }
+
+  get size(): number {
+    const messageBytes =
+      3 + shortVecLength(this.keys.size) + 32 * this.keys.size + 32 + shortVecLength(this.instructions) + this.instructionBytes;
+    return shortVecLength(this.signers.size) + 64 * this.signers.size + messageBytes;
+  }
+}
+
+/**
+ * The wire size of a legacy transaction with these instructions, computed from the layout.
+ * kit's getTransactionMessageSize gives the same number (test/plan/plan.test.ts checks it) but
+ * compiles and encodes the whole message, ~1 ms per instruction.
+ */
+export function legacyTransactionSize(feePayer: Address, instructions: readonly Instruction[]): number {
+  const tally = new SizeTally(feePayer);
+  for (const instruction of instructions) tally.add(instruction);
+  return tally.size;
+}
+
+/**
+ * A transaction being packed: its actions, and its wire size at the largest compute budget and
+ * repayment values (the size of the final one is never larger) and compute-unit estimate, both
+ * updated as each action joins. Its instructions are those of `transactionInstructions`: one
+ * harvest per mint whose sources grow with each account that needs it.
+ */
+class Batch {
+  readonly actions: AccountAction[] = [];
+  computeUnits: number;
+  private readonly tally: SizeTally;
+  /** Accounts of each mint's harvest instruction so far. */
+  private readonly harvestAccounts = new Map<Address, number>();
+
+  constructor(private readonly parties: TransactionParties) {
+    this.tally = new SizeTally(parties.feePayer.address);
+    const repay = transactionInstructions([], parties, U64_MAX);
+    for (const instruction of withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, U64_MAX, repay)) this.tally.add(instruction);
+    this.computeUnits = sponsored(parties) ? COMPUTE_UNITS_FOR_REPAY : 0;
+  }
+
+  add(action: AccountAction): void {
+    this.actions.push(action);
+    for (const instruction of instructionsOf(action, this.parties.owner)) this.tally.add(instruction);
+    this.computeUnits += computeUnitsPerAccount(action);
+    if (!action.harvest) return;
+    const { mint, address } = action.account;
+    const accounts = this.harvestAccounts.get(mint);
+    if (accounts === undefined) {
+      const harvest = getHarvestWithheldTokensToMintInstruction({ mint, sources: [address] });
+      this.tally.add(harvest);
+      this.harvestAccounts.set(mint, harvest.accounts.length);
+      this.computeUnits += COMPUTE_UNITS_FOR_HARVEST;
+    } else {
+      this.tally.addAccount(address, accounts);
+      this.harvestAccounts.set(mint, accounts + 1);
+    }
+  }
+
+  get size(): number {
+    return this.tally.size;
+  }
+}
+
+function batchOf(actions: readonly AccountAction[], parties: TransactionParties): Batch {
+  const batch = new Batch(parties);
+  for (const action of actions) batch.add(action);
+  return batch;
 }
 
 /** The wire size of a transaction with these actions, at the largest compute budget and repayment values. */
 export function transactionSize(actions: readonly AccountAction[], parties: TransactionParties): number {
-  const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, U64_MAX, transactionInstructions(actions, parties, U64_MAX));
-  return legacyTransactionSize(parties.feePayer.address, instructions);
+  return batchOf(actions, parties).size;
 }
 
-function computeUnitEstimate(actions: readonly AccountAction[], parties: TransactionParties): number {
-  const harvestMints = new Set(actions.filter((a) => a.harvest).map((a) => a.account.mint));
-  return (
-    actions.reduce((sum, action) => sum + computeUnitsPerAccount(action), 0) +
-    harvestMints.size * COMPUTE_UNITS_FOR_HARVEST +
-    (sponsored(parties) ? COMPUTE_UNITS_FOR_REPAY : 0)
-  );
-}
-
-function plannedTransaction(actions: AccountAction[], parties: TransactionParties): PlannedTransaction {
+function plannedTransaction(batch: Batch): PlannedTransaction {
+  const { actions } = batch;
   const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
   for (const action of actions) {
     if (action.burnAmount === 0n) continue;
@@ -166,29 +235,28 @@ function plannedTransaction(actions: AccountAction[], parties: TransactionPartie
     actions,
     returnsLamports: actions.reduce((sum, a) => sum + a.returnsLamports, 0n),
     burned: [...burned.values()],
-    computeUnitEstimate: computeUnitEstimate(actions, parties),
+    computeUnitEstimate: batch.computeUnits,
   };
 }
 
 /**
  * Greedy packing in the planner's order (program, mint: accounts of one mint share a harvest):
  * an account joins the current transaction while it stays within the packet size and the compute
- * limit, else it starts the next one.
+ * limit, else it starts the next one. One step per account: a batch that an account overfills is
+ * closed without it, and the account starts a new one. A slice at a time (src/plan/slices.ts).
  */
-export function packTransactions(actions: readonly AccountAction[], parties: TransactionParties): PlannedTransaction[] {
+export async function packTransactions(actions: readonly AccountAction[], parties: TransactionParties): Promise<PlannedTransaction[]> {
   const transactions: PlannedTransaction[] = [];
-  let batch: AccountAction[] = [];
-  for (const action of actions.filter((a) => ACTIONS_THAT_SEND.has(a.action))) {
-    const candidate = [...batch, action];
-    const fits =
-      transactionSize(candidate, parties) <= TRANSACTION_SIZE_LIMIT && computeUnitEstimate(candidate, parties) <= MAX_COMPUTE_UNIT_LIMIT;
-    if (fits || batch.length === 0) {
-      batch = candidate;
-    } else {
-      transactions.push(plannedTransaction(batch, parties));
-      batch = [action];
+  let batch = new Batch(parties);
+  for (const [i, action] of actions.entries()) {
+    if (endOfSlice(i)) await nextTurn();
+    if (!ACTIONS_THAT_SEND.has(action.action)) continue;
+    batch.add(action);
+    if (batch.actions.length > 1 && (batch.size > TRANSACTION_SIZE_LIMIT || batch.computeUnits > MAX_COMPUTE_UNIT_LIMIT)) {
+      transactions.push(plannedTransaction(batchOf(batch.actions.slice(0, -1), parties)));
+      batch = batchOf([action], parties);
     }
   }
-  if (batch.length > 0) transactions.push(plannedTransaction(batch, parties));
+  if (batch.actions.length > 0) transactions.push(plannedTransaction(batch));
   return transactions;
 }

@@ -9,12 +9,17 @@
  *   - `done`: the final answer (so a replay after a restart is the first answer again);
  *   - `drop`: a record dropped after all (nothing was sent after all).
  *
- * Layout: `<STATE_DIR>/idempotency/<pid>-<start ms>.ndjson`, one file per running instance, so a
- * file has one writer and appends never interleave. At start an instance reads its own earlier
- * files and those of instances that no longer run (their pid is gone), keeps the entries that
- * have not expired, writes them into its own new file (fsync'd), then deletes the old files.
- * Files of instances that still run are left alone (without Redis, instances do not share records).
- * The store rewrites it with only its live records when it has grown well past them (`compact`).
+ * Layout: `<STATE_DIR>/idempotency/<cluster>/<pid>-<start ms>.ndjson`, where `<cluster>` is the
+ * genesis hash of the chain the instance talks to: a record is only ever read by an instance of
+ * the same cluster (one STATE_DIR may serve a devnet and a mainnet instance, or several checkouts;
+ * a devnet record must never answer for mainnet). One file per running instance, so a file has
+ * one writer and appends never interleave. When it opens, an instance reads its own earlier files
+ * of that cluster and those of instances that no longer run (their pid is gone), keeps the entries
+ * that have not expired, writes them into its own new file (fsync'd), then deletes the old files.
+ * Files of instances that still run, and of other clusters, are left alone (without Redis,
+ * instances do not share records). Files directly in `idempotency/` (no cluster: written before
+ * records were scoped by cluster) are never read. The store rewrites the file with only its live
+ * records when it has grown well past them (`compact`).
  *
  * Written by hand: no maintained library offers an fsync'd append-only journal with this
  * ownership rule; it is a few calls of node:fs.
@@ -91,8 +96,18 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-export async function openIdempotencyJournal(stateDir: string): Promise<IdempotencyJournal> {
-  const dir = join(stateDir, 'idempotency');
+/** A genesis hash is base58 of 32 bytes: a safe directory name (checked: it comes from the RPC). */
+const CLUSTER = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** Makes `<STATE_DIR>/idempotency` (mode 0700), so that a STATE_DIR that cannot be written stops the start. */
+export async function prepareJournalDirectory(stateDir: string): Promise<void> {
+  await fs.mkdir(join(stateDir, 'idempotency'), { recursive: true, mode: 0o700 });
+}
+
+/** Opens this instance's journal of `cluster` (its genesis hash), taking over what dead instances of that cluster left. */
+export async function openIdempotencyJournal(stateDir: string, cluster: string): Promise<IdempotencyJournal> {
+  if (!CLUSTER.test(cluster)) throw new Error('the cluster\'s genesis hash is not base58 of 32 bytes');
+  const dir = join(stateDir, 'idempotency', cluster);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const now = Date.now();
   const taken: string[] = [];

@@ -1,6 +1,6 @@
 /**
- * Idempotency records of POST /api/burn_tokens. A record is keyed by an HMAC (SERVER_SECRET) of
- * (client scope, Idempotency-Key) and holds a fingerprint (an HMAC of the record name and the
+ * Idempotency records of POST /api/burn_tokens and /api/reclaim_rent. A record is keyed by an HMAC
+ * (SERVER_SECRET) of (cluster, client scope, owner, Idempotency-Key) and holds a fingerprint (an HMAC of the record name and the
  * request body, never the body: it carries a private key) and, once the request finished, the
  * response to replay.
  *
@@ -156,6 +156,33 @@ export function createMemoryIdempotencyStore(options: { maxRecords?: number; jou
         if (entry.record.sent) await journalAppend({ k: key, drop: true, exp: entry.expiresAt });
       }
     },
+  };
+}
+
+/**
+ * A store that is made asynchronously: the memory store's journal is opened only once the cluster
+ * is known (its genesis hash, read from the RPC, which need not answer at start). Making starts at
+ * once; while it has not succeeded every call waits for it, and a failed attempt is made again at
+ * the next call (that call rejects meanwhile: 503, nothing sent).
+ */
+export function createDeferredIdempotencyStore(make: () => Promise<IdempotencyStore>): IdempotencyStore {
+  let made: Promise<IdempotencyStore> | undefined;
+  const store = (): Promise<IdempotencyStore> => {
+    if (made) return made;
+    const attempt = make();
+    made = attempt;
+    // Handled here, so that a failed attempt nobody waits for is not an unhandled rejection.
+    attempt.catch(() => {
+      if (made === attempt) made = undefined;
+    });
+    return attempt;
+  };
+  void store();
+  return {
+    begin: async (key, fingerprint, lockMs) => (await store()).begin(key, fingerprint, lockMs),
+    markSent: async (key, token, fingerprint, sent, ttlMs) => (await store()).markSent(key, token, fingerprint, sent, ttlMs),
+    complete: async (key, token, fingerprint, response, ttlMs) => (await store()).complete(key, token, fingerprint, response, ttlMs),
+    release: async (key, token) => (await store()).release(key, token),
   };
 }
 

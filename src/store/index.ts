@@ -9,11 +9,18 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../metrics.ts';
-import { loadOrCreateStateSecret, openIdempotencyJournal } from './idempotencyJournal.ts';
-import { createMemoryIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './idempotencyStore.ts';
+import type { ChainAdapter } from '../chain/chainAdapter.ts';
+import { loadOrCreateStateSecret, openIdempotencyJournal, prepareJournalDirectory, type IdempotencyJournal } from './idempotencyJournal.ts';
+import {
+  createDeferredIdempotencyStore,
+  createMemoryIdempotencyStore,
+  createRedisIdempotencyStore,
+  type IdempotencyStore,
+} from './idempotencyStore.ts';
 import { createOperationLocks, type OperationLocks } from './operationLocks.ts';
 import { closeRedis, createRedisClient } from './redis.ts';
 import { createMemorySentTransactionLog, createRedisSentTransactionLog, type SentTransactionLog } from './sentTransactions.ts';
+import { createMemorySponsorLedger, createRedisSponsorLedger, type SponsorLedger } from './sponsorLedger.ts';
 import { createMemoryWindowCounter, createRedisWindowCounter, type WindowCounter } from './windowCounter.ts';
 
 export interface Stores {
@@ -26,6 +33,8 @@ export interface Stores {
   /** One money operation per key at a time (`burn:<owner>:<mint>`, `reclaim:<owner>`). */
   locks: OperationLocks;
   sentTransactions: SentTransactionLog;
+  /** The fee sponsor's turns, strikes and losses (src/operations/sponsorPolicy.ts). */
+  sponsorLedger: SponsorLedger;
   close(): Promise<void>;
 }
 
@@ -33,16 +42,18 @@ export async function createStores({
   config,
   logger,
   metrics,
+  chain,
 }: {
   config: Pick<Config, 'redisUrl' | 'serverSecret' | 'stateDir'>;
   logger: Logger;
   metrics: Metrics;
+  /** The journal is the cluster's: a record of another cluster (devnet, mainnet) is never read. */
+  chain: Pick<ChainAdapter, 'getGenesisHash'>;
 }): Promise<Stores> {
   if (!config.redisUrl) {
-    let journal: Awaited<ReturnType<typeof openIdempotencyJournal>>;
     let secret: string;
     try {
-      journal = await openIdempotencyJournal(config.stateDir);
+      await prepareJournalDirectory(config.stateDir);
       secret = config.serverSecret ?? (await loadOrCreateStateSecret(config.stateDir));
     } catch (error) {
       throw new Error(
@@ -50,15 +61,31 @@ export async function createStores({
         { cause: error },
       );
     }
-    if (journal.recovered.length > 0) logger.info({ records: journal.recovered.length }, 'idempotency records recovered from the journal');
+    let journal: IdempotencyJournal | undefined;
+    let closed = false;
+    const idempotency = createDeferredIdempotencyStore(async () => {
+      const cluster = await chain.getGenesisHash(Date.now() + 10_000);
+      const opened = await openIdempotencyJournal(config.stateDir, cluster);
+      if (closed) {
+        await opened.close();
+        throw new Error('the stores are closed');
+      }
+      journal = opened;
+      if (opened.recovered.length > 0) logger.info({ records: opened.recovered.length, cluster }, 'idempotency records of this cluster recovered from the journal');
+      return createMemoryIdempotencyStore({ journal: opened });
+    });
     return {
       redis: null,
       walletBudget: createMemoryWindowCounter(),
-      idempotency: createMemoryIdempotencyStore({ journal }),
+      idempotency,
       idempotencySecret: secret,
       locks: createOperationLocks({ redis: null, logger }),
       sentTransactions: createMemorySentTransactionLog(),
-      close: () => journal.close(),
+      sponsorLedger: createMemorySponsorLedger(),
+      close: async () => {
+        closed = true;
+        await journal?.close();
+      },
     };
   }
   if (!config.serverSecret) {
@@ -73,6 +100,7 @@ export async function createStores({
     idempotencySecret: config.serverSecret,
     locks: createOperationLocks({ redis, logger }),
     sentTransactions: createRedisSentTransactionLog(redis),
+    sponsorLedger: createRedisSponsorLedger(redis),
     close: () => closeRedis(redis),
   };
 }

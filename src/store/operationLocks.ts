@@ -36,7 +36,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CinderError, ERROR_CODES, type CinderErrorCode } from '../errors.ts';
 
-export type BusyCode = 'BURN_IN_PROGRESS' | 'RECLAIM_IN_PROGRESS';
+export type BusyCode = 'BURN_IN_PROGRESS' | 'RECLAIM_IN_PROGRESS' | 'SPONSORED_OPERATION_IN_PROGRESS';
 
 export interface RunOptions<T = unknown> {
   busyCode: BusyCode;
@@ -90,6 +90,8 @@ const BUSY_DETAIL: Record<BusyCode, string> = {
     'A burn of this mint for this owner is already running (on another instance) and did not finish in time. Nothing was sent by this request; retry to get the result.',
   RECLAIM_IN_PROGRESS:
     'A rent reclaim for this owner is already running (on another instance) and did not finish in time. Nothing was sent by this request; retry to get the result.',
+  SPONSORED_OPERATION_IN_PROGRESS:
+    'A sponsored transaction of this wallet is landing (on another instance) and did not finish in time. Nothing was sent by this request; retry shortly.',
 };
 
 /**

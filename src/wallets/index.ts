@@ -1,7 +1,8 @@
 /**
  * Wallet generation for GET /api/generate_wallets: small requests run inline on the main thread,
  * larger ones are split into batches on a piscina pool sized to the cores; vanity searches run
- * there in time slices, so other requests keep their turn. The result is the response's JSON text
+ * there in time slices, so other requests keep their turn. The pool's queue is bounded (503 when
+ * full), and each client has a share of it (429 beyond), so no one client can fill it. The result is the response's JSON text
  * as a list of byte arrays, to be written out as they are (no concatenation of large bodies) and
  * wiped once sent. See generate.ts for the batch format.
  */
@@ -24,6 +25,11 @@ export interface WalletGeneratorOptions {
   inlineMaxWallets?: number;
   /** Wallets waiting for or running on the pool beyond which new requests get 503 (default 200,000). */
   maxQueuedWallets?: number;
+  /**
+   * One client's share of that queue (default a quarter of it): beyond it the client gets 429,
+   * so one client's searches can never fill the queue for everyone else.
+   */
+  maxQueuedWalletsPerClient?: number;
   /**
    * Nice increment of the worker threads (Linux; default 5): the event loop, which answers every
    * other request, wins the CPU over key generation when both want it.
@@ -48,6 +54,8 @@ export interface GenerateWalletsRequest {
   vanity?: VanityPattern | null;
   /** Abandons a vanity search (the client went away). */
   signal?: AbortSignal;
+  /** Who asks (the rate limiter's client id): work on the pool is shared out per client. */
+  client?: string;
 }
 
 /** The JSON body `{"wallets":[…],"keypairs":[…]}`, as parts to be written in order. */
@@ -124,8 +132,10 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
   const threads = Math.max(1, options.threads ?? availableParallelism());
   const inlineMaxWallets = options.inlineMaxWallets ?? 8;
   const maxQueuedWallets = options.maxQueuedWallets ?? 200_000;
+  const maxQueuedWalletsPerClient = options.maxQueuedWalletsPerClient ?? Math.max(1, Math.floor(maxQueuedWallets / 4));
   let pool: Piscina<WalletTask, Uint8Array> | undefined;
   let queuedWallets = 0;
+  const queuedByClient = new Map<string, number>();
   let closed = false;
 
   const shuttingDown = () => new CinderError('SERVICE_UNAVAILABLE', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
@@ -155,15 +165,29 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
     return batches;
   }
 
-  async function reserve<T>(wallets: number, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` with `wallets` counted in the queue: the client's share first (429), then the whole (503). */
+  async function reserve<T>(client: string, wallets: number, work: () => Promise<T>): Promise<T> {
+    const ownQueued = queuedByClient.get(client) ?? 0;
+    if (ownQueued + wallets > maxQueuedWalletsPerClient) {
+      throw new CinderError(
+        'RATE_LIMITED',
+        `This client already has ${ownQueued} wallets being generated or searched for; its share is ${maxQueuedWalletsPerClient} at once. ` +
+          'Retry when one of its requests has answered.',
+        { headers: { 'retry-after': '1' } },
+      );
+    }
     if (queuedWallets + wallets > maxQueuedWallets) {
       throw new CinderError('SERVICE_UNAVAILABLE', 'Wallet generation is at capacity; retry in a moment.', { headers: { 'retry-after': '1' } });
     }
     queuedWallets += wallets;
+    queuedByClient.set(client, ownQueued + wallets);
     try {
       return await work();
     } finally {
       queuedWallets -= wallets;
+      const left = (queuedByClient.get(client) ?? wallets) - wallets;
+      if (left === 0) queuedByClient.delete(client);
+      else queuedByClient.set(client, left);
     }
   }
 
@@ -231,13 +255,14 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
 
     async generate(request) {
       const { n } = request;
+      const client = request.client ?? '';
       if (!Number.isSafeInteger(n) || n < 1) throw new RangeError('n must be a positive integer');
       const mnemonic = request.mnemonic ?? null;
       const keygen = request.keygen ?? false;
       if (request.vanity) {
         if (mnemonic !== null) throw new RangeError('a vanity search cannot derive mnemonics');
         const pattern = request.vanity;
-        return reserve(n, () => vanitySearch(request, pattern));
+        return reserve(client, n, () => vanitySearch(request, pattern));
       }
       if (mnemonic === null && n <= inlineMaxWallets) {
         if (closed) throw shuttingDown();
@@ -246,7 +271,7 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
       const sizes =
         mnemonic === null ? splitWork(n, threads, KEYS_PER_TASK, MIN_KEYS_PER_TASK) : splitWork(n, threads, MNEMONIC_KEYS_PER_TASK, 1);
       const tasks = sizes.map((count): KeysTask => ({ kind: 'keys', count, keygen, mnemonic }));
-      return reserve(n, async () => assembleBody(await runAll(tasks), n));
+      return reserve(client, n, async () => assembleBody(await runAll(tasks), n));
     },
 
     async warmUp() {

@@ -1,8 +1,10 @@
 /**
  * Runs the README's "Keyless, step by step" script as written (plain `node`, importing
- * @solana/kit as an installed project would) against the real app with a fee sponsor, for a
- * wallet that holds 0 SOL: afterwards the chain must show what the README says, to the lamport
- * (the owner gets the rent minus the fees the chain recorded, the sponsor is unchanged).
+ * @solana/kit as an installed project would) in its sponsored variant (SPONSORED=1) against the
+ * real app with a fee sponsor, for a wallet that holds 0 SOL: afterwards the chain must show what
+ * the README says, to the lamport (the owner gets the rent minus the fees the chain recorded, the
+ * sponsor is unchanged). The variant where the owner pays, on the default start, with the wallet
+ * and key file of demo:token: test/cli/readmeDemo.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -67,7 +69,7 @@ it('the README\'s keyless script reclaims a 0-SOL wallet without giving Cinder i
   const sponsorBefore = await getLamports(t.chain, sponsor.signer.address);
 
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [name], { cwd: work, env: { PATH: process.env.PATH, HOME: work, KEYPAIR: keypair, CINDER_URL: url }, timeout: 120_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [name], { cwd: work, env: { PATH: process.env.PATH, HOME: work, KEYPAIR: keypair, CINDER_URL: url, SPONSORED: '1' }, timeout: 120_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

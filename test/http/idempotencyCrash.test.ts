@@ -18,9 +18,11 @@ describe('a retry after kill -9, in-memory store (journal under STATE_DIR)', () 
 
     // The journal and the generated secret are private to the service's user.
     assert.equal((await stat(join(stateDir, 'server-secret'))).mode & 0o777, 0o600);
-    const journals = await readdir(join(stateDir, 'idempotency'));
+    // The journal is the cluster's: under the genesis hash of the chain the server talks to.
+    const journalDir = join(stateDir, 'idempotency', await chain.rpc.getGenesisHash().send());
+    const journals = await readdir(journalDir);
     assert.equal(journals.length, 1);
-    const journal = await readFile(join(stateDir, 'idempotency', journals[0]!), 'utf8');
+    const journal = await readFile(join(journalDir, journals[0]!), 'utf8');
     assert.ok(journal.includes(landed.signature), 'the signature was journaled before it was sent');
     assert.ok(!journal.includes(h.key) && !journal.includes(key), 'neither the private key nor the Idempotency-Key is journaled');
 
@@ -36,7 +38,7 @@ describe('a retry after kill -9, in-memory store (journal under STATE_DIR)', () 
     const restarted = await restart({ stateDir, serverSecret: undefined });
     await assertRecovered(restarted, h, key, landed);
     // The dead instance's journal was taken over by the new one.
-    const after = await readdir(join(stateDir, 'idempotency'));
+    const after = await readdir(journalDir);
     assert.equal(after.length, 1);
     assert.notEqual(after[0], journals[0]);
   });

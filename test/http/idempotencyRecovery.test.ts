@@ -150,8 +150,10 @@ describe('record names and fingerprints', () => {
 
     const hmac = (...parts: string[]) => createHmac('sha256', TEST_SERVER_SECRET).update(parts.join('\n'), 'utf8').digest('hex');
     const sha256 = (...parts: string[]) => createHash('sha256').update(parts.join('\n'), 'utf8').digest('hex');
-    const name = hmac('cinder-idempotency-key', 'anonymous', key);
-    const plainName = sha256('cinder-idempotency-key', 'anonymous', key);
+    // Scoped by cluster (the chain's genesis hash), client (one without API keys) and owner.
+    const cluster = await chain.rpc.getGenesisHash().send();
+    const name = hmac('cinder-idempotency-key', cluster, 'anonymous', h.signer.address, key);
+    const plainName = sha256('cinder-idempotency-key', cluster, 'anonymous', h.signer.address, key);
     assert.match(await redis.command(`EXISTS cinder:idem:${plainName}`), /^:0/);
     const raw = await redis.command(`GET cinder:idem:${name}`);
     const record = JSON.parse(raw.slice(raw.indexOf('\r\n') + 2).trim()) as { state: string; fp: string };

@@ -158,7 +158,9 @@ describe('what /metrics counts', () => {
   it('rate-limit rejections by route and limit', async () => {
     const limited = await createTestApp({ rateLimit: { burnPerMin: 1, generatePerMin: 5, walletsPerMin: 3 } }, { chain });
     try {
-      const burn = () => limited.app.inject({ method: 'POST', url: '/api/burn_tokens', headers: { 'content-type': 'application/json' }, payload: {} });
+      // A body that passes validation: only those count against the burn budget (src/http/rateLimit.ts).
+      const payload = { mint: 'not-a-mint', priorityFee: 0, userPrivateKey: 'x' };
+      const burn = () => limited.app.inject({ method: 'POST', url: '/api/burn_tokens', headers: { 'content-type': 'application/json' }, payload });
       await burn();
       assert.equal((await burn()).statusCode, 429);
       assert.equal((await limited.app.inject({ method: 'GET', url: '/api/generate_wallets?n=4' })).statusCode, 429);

@@ -123,9 +123,25 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('offers the optional API key schemes on /api operations', () => {
-    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKeyHeader', 'bearerAuth']);
-    assert.deepEqual(operation(BURN).security, [{ bearerAuth: [] }, { apiKeyHeader: [] }, {}]);
+  it('names no security scheme and no lock without API_KEYS; both schemes on every /api operation with them', async () => {
+    // Without keys there is nothing to authorize: the docs page must show no lock.
+    assert.equal(doc.components.securitySchemes, undefined);
+    for (const operations of Object.values(doc.paths)) for (const op of Object.values(operations)) assert.equal(op.security, undefined, op.operationId);
+
+    const keyed = await createTestApp({ apiKeys: ['test-key-1'] }, { chain: t.chain });
+    try {
+      const guarded = (await keyed.app.inject('/openapi.json')).json<Document>();
+      assert.deepEqual(Object.keys(guarded.components.securitySchemes).sort(), ['apiKeyHeader', 'bearerAuth']);
+      for (const [path, operations] of Object.entries(guarded.paths)) {
+        for (const op of Object.values(operations)) {
+          assert.deepEqual(op.security, path.startsWith('/api/') ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : undefined, op.operationId);
+        }
+      }
+      const problems = await validate(structuredClone(guarded) as never);
+      assert.ok(problems.valid, compileErrors(problems));
+    } finally {
+      await keyed.close();
+    }
   });
 });
 
@@ -206,6 +222,12 @@ describe('every status and problem code a route answers is in the document', () 
 });
 
 describe('GET /docs', () => {
+  it('loads the document from /openapi.json, the address the README gives', async () => {
+    const initializer = await t.app.inject('/docs/static/swagger-initializer.js');
+    assert.equal(initializer.statusCode, 200);
+    assert.match(initializer.body, /"urls":\[\{"url":"\/openapi\.json","name":"\/openapi\.json"\}\]/);
+  });
+
   it('serves Swagger UI and its assets from this server (no CDN)', async () => {
     const page = await t.app.inject('/docs');
     assert.equal(page.statusCode, 200);

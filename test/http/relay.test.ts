@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  AccountRole,
   address,
   appendTransactionMessageInstructions,
   compileTransaction,
@@ -25,6 +26,7 @@ import {
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
+  signTransaction,
   signTransactionMessageWithSigners,
   type Address,
   type Instruction,
@@ -32,9 +34,13 @@ import {
   type Signature,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { getCloseAccountInstruction } from '@solana-program/token';
+import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
+import { getCloseAccountInstruction, getTransferInstruction } from '@solana-program/token';
+import { extension, getTransferCheckedInstruction as getTransferChecked2022Instruction } from '@solana-program/token-2022';
+import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
+import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, transferFeeExtension, transferWithFee, wrapSol } from '../helpers/tokenKinds.ts';
 
 let t: TestApp;
 before(async () => {
@@ -140,9 +146,9 @@ describe('POST /api/transactions: relaying a transaction signed with kit', () =>
   });
 
   it('relays several transactions in one request, each reported', async () => {
-    const { owner } = await ownerWithEmptyAccount();
+    const first = await ownerWithEmptyAccount();
     const other = await ownerWithEmptyAccount();
-    const one = await signedWire(owner, [getTransferSolInstruction({ source: owner, destination: other.owner.address, amount: 1_000n })]);
+    const one = await signedWire(first.owner, [closeOf(first.owner, first.ata)]);
     const two = await signedWire(other.owner, [closeOf(other.owner, other.ata)]);
     const response = await relay({ transactions: [one.wire, two.wire] });
     assert.equal(response.statusCode, 200, response.body);
@@ -231,5 +237,119 @@ describe('POST /api/transactions: refusals (nothing is sent)', () => {
     const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
     const response = await relay({ transactions: [wire] });
     assert.equal(response.json().transactionId, getSignatureFromTransaction(decoded));
+  });
+});
+
+describe('POST /api/transactions relays only what Cinder prepares (no open relay)', () => {
+  it('refuses a plain System transfer of 0.123456789 SOL between two unrelated wallets: INSTRUCTION_NOT_ALLOWED, nothing lands', async () => {
+    const { signer: sender } = await createFundedSigner(t.chain, 1_000_000_000n);
+    const { signer: receiver } = await createFundedSigner(t.chain, 1_000_000_000n);
+    const [senderBefore, receiverBefore] = [await getLamports(t.chain, sender.address), await getLamports(t.chain, receiver.address)];
+    const { wire, signature } = await signedWire(sender, [getTransferSolInstruction({ source: sender, destination: receiver.address, amount: 123_456_789n })]);
+    assertRefused(await relay({ transactions: [wire] }), 'INSTRUCTION_NOT_ALLOWED', /^transactions\.0 has instruction 0 \(System TransferSol\), which is not the repayment of a fee sponsor; this relay lands only what Cinder prepares/);
+    assert.equal(await statusOf(signature), null, 'never sent');
+    assert.equal(await getLamports(t.chain, sender.address), senderBefore);
+    assert.equal(await getLamports(t.chain, receiver.address), receiverBefore);
+  });
+
+  it('refuses a token transfer, and a close that pays the rent to someone other than the account\'s authority (a drainer\'s signed message)', async () => {
+    const { owner, mint, ata } = await ownerWithEmptyAccount();
+    await mintTokens(t.chain, owner, mint, ata, 5n);
+    const thief = await createAta(t.chain, owner, (await generateKeyPairSigner()).address, mint);
+    const transfer = await signedWire(owner, [getTransferInstruction({ source: ata, destination: thief, authority: owner, amount: 5n })]);
+    assertRefused(await relay({ transactions: [transfer.wire] }), 'INSTRUCTION_NOT_ALLOWED', /instruction 0 \(SPL Token Transfer\), which is not a burn, close/);
+    const empty = await ownerWithEmptyAccount();
+    const drain = await signedWire(empty.owner, [getCloseAccountInstruction({ account: empty.ata, destination: thief, owner: empty.owner })]);
+    assertRefused(await relay({ transactions: [drain.wire] }), 'INSTRUCTION_NOT_ALLOWED', /instruction 0 \(SPL Token CloseAccount\), which pays out to an account other than its own authority/);
+    assert.equal(await statusOf(transfer.signature), null);
+    assert.equal(await statusOf(drain.signature), null);
+  });
+
+  it('relays everything Cinder prepares: burn, close, wSOL unwrap, withheld-fee harvest (Token-2022) and excess-rent withdrawal', async () => {
+    const { signer: owner } = await createFundedSigner(t.chain, 2_000_000_000n);
+    const { signer: sender } = await createFundedSigner(t.chain, 1_000_000_000n);
+    // A classic mint with a balance to burn, an empty account, wrapped SOL, a Token-2022 account
+    // holding withheld transfer fees (burned and harvested), and a kept account with excess rent.
+    const burnMint = await createTestMint(t.chain, owner, { decimals: 0 });
+    await mintTokens(t.chain, owner, burnMint, await createAta(t.chain, owner, owner.address, burnMint), 9n);
+    await createAta(t.chain, owner, owner.address, await createTestMint(t.chain, owner, { decimals: 0 }));
+    await wrapSol(t.chain, owner, 5_000_000n);
+    const feeMint = await createMint2022(t.chain, sender, { extensions: [transferFeeExtension(sender.address, 100)] });
+    const senderAta = await createAta(t.chain, sender, sender.address, feeMint, TOKEN_2022_PROGRAM_ADDRESS);
+    const ownerFeeAta = await createAta(t.chain, sender, owner.address, feeMint, TOKEN_2022_PROGRAM_ADDRESS);
+    await mintTokens(t.chain, sender, feeMint, senderAta, 10_000_000n, TOKEN_2022_PROGRAM_ADDRESS);
+    await transferWithFee(t.chain, sender, feeMint, senderAta, ownerFeeAta, 10_000_000n, 100_000n);
+    const keptMint = await createTestMint(t.chain, owner, { decimals: 0 });
+    const kept = await createAta(t.chain, owner, owner.address, keptMint);
+    await mintTokens(t.chain, owner, keptMint, kept, 1n);
+    await sendInstructions(t.chain, owner, [getTransferSolInstruction({ source: owner, destination: kept, amount: 777_000n })]);
+
+    const prepared = await t.app.inject({
+      method: 'POST',
+      url: '/api/reclaim_rent/prepare',
+      payload: { owner: owner.address, priorityFee: 0.000001, burn: [burnMint, feeMint, NATIVE_MINT], withdrawExcess: true },
+    });
+    assert.equal(prepared.statusCode, 200, prepared.body);
+    const actions = new Set(prepared.json().details.accounts.map((a: { action: string }) => a.action));
+    for (const action of ['close', 'burn_and_close', 'unwrap', 'withdraw_excess']) assert.ok(actions.has(action), `the plan has a ${action}`);
+    const wires: string[] = [];
+    for (const wire of prepared.json().transactions as string[]) {
+      const signed = await signTransaction([owner.keyPair], getTransactionDecoder().decode(getBase64Encoder().encode(wire)));
+      wires.push(getBase64EncodedWireTransaction(signed));
+    }
+    const before = await getLamports(t.chain, owner.address);
+    const response = await relay({ transactions: wires });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().status, 'success', response.json().message);
+    assert.equal(await getLamports(t.chain, owner.address), before + BigInt(prepared.json().details.summary.netLamports));
+  });
+
+  it('refuses two transactions of one request that take from the same token account (TRANSACTIONS_CONFLICT); nothing is sent', async () => {
+    const { owner, ata } = await ownerWithEmptyAccount();
+    const before = await getLamports(t.chain, owner.address);
+    const one = await signedWire(owner, [closeOf(owner, ata)]);
+    const two = await signedWire(owner, [getSetComputeUnitLimitInstruction({ units: 50_000 }), closeOf(owner, ata)]);
+    assertRefused(await relay({ transactions: [one.wire, two.wire] }), 'TRANSACTIONS_CONFLICT', new RegExp(`^transactions\\.1 takes from token account ${ata}, as transactions\\.0 does`));
+    assert.equal(await statusOf(one.signature), null);
+    assert.equal(await statusOf(two.signature), null);
+    assert.equal(await getLamports(t.chain, owner.address), before);
+  });
+});
+
+describe('POST /api/transactions with RELAY_ANY_TRANSACTION=true', () => {
+  let anyRelay: TestApp;
+  before(async () => {
+    anyRelay = await createTestApp({ relayAnyTransaction: true }, { chain: t.chain });
+  });
+  after(async () => {
+    await anyRelay.close();
+  });
+
+  it('lands any transaction of the allowed programs (the System transfer the default relay refuses)', async () => {
+    const { signer: sender } = await createFundedSigner(t.chain, 1_000_000_000n);
+    const receiver = (await generateKeyPairSigner()).address;
+    const { wire } = await signedWire(sender, [getTransferSolInstruction({ source: sender, destination: receiver, amount: 123_456_789n })]);
+    const response = await anyRelay.app.inject({ method: 'POST', url: '/api/transactions', payload: { transactions: [wire] } });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().status, 'success');
+    assert.equal(await getLamports(t.chain, receiver), 123_456_789n);
+  });
+
+  it('refuses a program invoked below the top level: a Token-2022 transfer of a mint whose transfer hook is another program (PROGRAM_NOT_ALLOWED, nothing sent)', async () => {
+    const { signer: owner } = await createFundedSigner(t.chain, 1_000_000_000n);
+    // The hook program: any executable program outside the allow-list; Token-2022 invokes it on every transfer.
+    const hookProgram = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+    const mint = await createMint2022(t.chain, owner, { decimals: 0, extensions: [extension('TransferHook', { authority: owner.address, programId: hookProgram })] });
+    const source = await createAta(t.chain, owner, owner.address, mint, TOKEN_2022_PROGRAM_ADDRESS);
+    const destination = await createAta(t.chain, owner, (await generateKeyPairSigner()).address, mint, TOKEN_2022_PROGRAM_ADDRESS);
+    await mintTokens(t.chain, owner, mint, source, 10n, TOKEN_2022_PROGRAM_ADDRESS);
+    const transfer = getTransferChecked2022Instruction({ source, mint, destination, authority: owner, amount: 3n, decimals: 0 });
+    const withHook: Instruction = { ...transfer, accounts: [...transfer.accounts, { address: hookProgram, role: AccountRole.READONLY }] };
+    const { wire, signature } = await signedWire(owner, [withHook]);
+    const before = await getLamports(t.chain, owner.address);
+    const response = await anyRelay.app.inject({ method: 'POST', url: '/api/transactions', payload: { transactions: [wire] } });
+    assertRefused(response, 'PROGRAM_NOT_ALLOWED', new RegExp(`^transactions\\.0 invokes ${hookProgram}; only Compute Budget, System, SPL Token, Token-2022, Associated Token may run, at any depth`));
+    assert.equal(await statusOf(signature), null, 'never sent');
+    assert.equal(await getLamports(t.chain, owner.address), before);
   });
 });

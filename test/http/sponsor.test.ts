@@ -280,17 +280,31 @@ describe('the sponsor signs only what this service prepared', () => {
     const { relayToken: someToken } = await preparedBurn();
     const forgedToken = `v1.${Date.now() + 60_000}.${Buffer.from(new Uint8Array(32)).toString('base64url')}.${'A'.repeat(43)}`;
 
-    for (const [relayToken, detail] of [
+    const tokens = [
       [undefined, /fee sponsor, which signs only transactions this service prepared/],
       [someToken, /was not issued by this service for these exact transactions/],
       [forgedToken, /was not issued by this service/],
       [issueRelayToken('another-server-secret-of-32-characters!', [drain.messageBytes], Date.now() + 60_000), /was not issued by this service/],
-    ] as const) {
+    ] as const;
+    // The default relay refuses the sponsor's transfer as an instruction Cinder never prepares ...
+    for (const [relayToken] of tokens) {
       const response = await post('/api/transactions', { transactions: [drainWire], ...(relayToken ? { relayToken } : {}) });
       assert.equal(response.statusCode, 400, response.body);
-      assert.equal(response.json().code, 'RELAY_TOKEN_INVALID');
-      assert.match(response.json().detail, detail);
-      assert.match(response.json().detail, /Nothing was sent\.$/);
+      assert.equal(response.json().code, 'INSTRUCTION_NOT_ALLOWED');
+      assert.match(response.json().detail, /instruction 0 \(System TransferSol\), which is not the repayment of a fee sponsor/);
+    }
+    // ... and a general relay (RELAY_ANY_TRANSACTION) still only lets the sponsor sign what a valid token covers.
+    const anyRelay = await createTestApp({ relayAnyTransaction: true }, { chain: t.chain, sponsor });
+    try {
+      for (const [relayToken, detail] of tokens) {
+        const response = await anyRelay.app.inject({ method: 'POST', url: '/api/transactions', payload: { transactions: [drainWire], ...(relayToken ? { relayToken } : {}) } });
+        assert.equal(response.statusCode, 400, response.body);
+        assert.equal(response.json().code, 'RELAY_TOKEN_INVALID');
+        assert.match(response.json().detail, detail);
+        assert.match(response.json().detail, /Nothing was sent\.$/);
+      }
+    } finally {
+      await anyRelay.close();
     }
     assert.equal(await getLamports(t.chain, thief.address), 0n);
     assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore);
@@ -344,8 +358,8 @@ describe('the sponsor signs only what this service prepared', () => {
       relayToken: issueRelayToken(TEST_SERVER_SECRET, [spender.messageBytes], Date.now() + 60_000),
     });
     assert.equal(spent.statusCode, 400, spent.body);
-    assert.equal(spent.json().code, 'RELAY_TOKEN_INVALID');
-    assert.match(spent.json().detail, /uses the fee sponsor .* in an instruction other than its repayment/);
+    assert.equal(spent.json().code, 'INSTRUCTION_NOT_ALLOWED');
+    assert.match(spent.json().detail, /instruction 0 \(System TransferSol\), which is not the repayment of a fee sponsor/);
     assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore);
   });
 

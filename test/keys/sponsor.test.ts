@@ -9,6 +9,9 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { loadSponsor, SponsorKeyError } from '../../src/keys/sponsor.ts';
 import { createTestKey, type TestKey } from '../helpers/keys.ts';
 
+/** A SERVER_SECRET that passes the start's guessability check (src/keys/serverSecret.ts). */
+const GOOD_SECRET = 'q7Vw2LmZ9xKp4RtY8nBc3HjD6sFg1AeU';
+
 let dir: string;
 let key: TestKey;
 before(async () => {
@@ -78,7 +81,7 @@ describe('SPONSOR_KEYPAIR in the configuration', () => {
     assert.equal(loadConfig({}).sponsorKeypairPath, undefined);
     assert.equal(loadConfig({ SPONSOR_KEYPAIR: '' }).sponsorKeypairPath, undefined);
     assert.equal(
-      loadConfig({ SPONSOR_KEYPAIR: 'keys/sponsor.json', SERVER_SECRET: 'x'.repeat(32) }).sponsorKeypairPath,
+      loadConfig({ SPONSOR_KEYPAIR: 'keys/sponsor.json', SERVER_SECRET: GOOD_SECRET }).sponsorKeypairPath,
       resolve('keys/sponsor.json'),
     );
     assert.throws(() => loadConfig({ SPONSOR_KEYPAIR: '/etc/cinder/sponsor.json' }), (error: unknown) => {
@@ -100,7 +103,7 @@ describe('the server with a bad SPONSOR_KEYPAIR', () => {
         {
           cwd: new URL('../..', import.meta.url),
           // LOCALNET_PORT=0: if it did start, it would not take a fixed port.
-          env: { PATH: process.env.PATH, HOME: dir, SPONSOR_KEYPAIR: path, SERVER_SECRET: 'x'.repeat(32), LOCALNET_PORT: '0', PORT: '0', LOG_LEVEL: 'silent' },
+          env: { PATH: process.env.PATH, HOME: dir, SPONSOR_KEYPAIR: path, SERVER_SECRET: GOOD_SECRET, LOCALNET_PORT: '0', PORT: '0', LOG_LEVEL: 'silent' },
           timeout: 60_000,
         },
         (error, out, err) => done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout: out, stderr: err }),

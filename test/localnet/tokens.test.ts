@@ -6,10 +6,13 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import {
   fetchMint,
   findAssociatedTokenPda,
+  AuthorityType,
   getApproveInstruction,
+  getCloseAccountInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
   getMintToInstruction,
   getRevokeInstruction,
+  getSetAuthorityInstruction,
   getSyncNativeInstruction,
   getTokenDecoder,
   TOKEN_PROGRAM_ADDRESS,
@@ -256,6 +259,24 @@ test('getProgramAccounts on the token program with dataSize + memcmp (owner at o
     })
     .send();
   assert.deepEqual(accounts.map((a) => a.pubkey).sort(), [ata, aux].sort());
+});
+
+test('getTokenAccountsByOwner follows an account whose owner changes, and forgets a closed one', async () => {
+  const from = await createFundedSigner(chain);
+  const to = await generateKeyPairSigner();
+  const account = await createAta(chain, from.signer, from.signer.address, mint);
+  const byOwner = async (who: Address) =>
+    (await chain.rpc.getTokenAccountsByOwner(who, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'base64' }).send()).value.map((a) => a.pubkey);
+  assert.deepEqual(await byOwner(from.signer.address), [account]);
+  await sendInstructions(chain, from.signer, [
+    getSetAuthorityInstruction({ owned: account, owner: from.signer, authorityType: AuthorityType.AccountOwner, newAuthority: to.address }),
+  ]);
+  assert.deepEqual(await byOwner(from.signer.address), []);
+  assert.deepEqual(await byOwner(to.address), [account]);
+  // The new owner closes it, paying the fee from SOL it was sent.
+  await sendInstructions(chain, from.signer, [getTransferSolInstruction({ source: from.signer, destination: to.address, amount: 10_000_000n })]);
+  await sendInstructions(chain, to, [getCloseAccountInstruction({ account, destination: to.address, owner: to })]);
+  assert.deepEqual(await byOwner(to.address), []);
 });
 
 test('getTokenAccountBalance and getTokenSupply', async () => {

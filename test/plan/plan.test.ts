@@ -98,7 +98,7 @@ describe('planAccountActions: one action per account, with its reason', () => {
     const state = wallet(owner, [empty, held, wsolEmpty, wsolFull], [mintState(m1), mintState(m2), mintState(NATIVE_MINT)]);
 
     const byAddress = (actions: AccountAction[]) => new Map(actions.map((a) => [a.account.address, a]));
-    const plain = byAddress(planAccountActions(state, { burnMints: new Set(), withdrawExcess: false }));
+    const plain = byAddress(await planAccountActions(state, { burnMints: new Set(), withdrawExcess: false }));
     assert.equal(plain.get(empty.address)!.action, 'close');
     assert.equal(plain.get(empty.address)!.returnsLamports, 2_039_280n);
     assert.equal(plain.get(held.address)!.action, 'keep');
@@ -106,7 +106,7 @@ describe('planAccountActions: one action per account, with its reason', () => {
     assert.equal(plain.get(wsolEmpty.address)!.action, 'unwrap');
     assert.equal(plain.get(wsolFull.address)!.action, 'keep');
 
-    const listed = byAddress(planAccountActions(state, { burnMints: new Set([m2, NATIVE_MINT]), withdrawExcess: false }));
+    const listed = byAddress(await planAccountActions(state, { burnMints: new Set([m2, NATIVE_MINT]), withdrawExcess: false }));
     assert.equal(listed.get(held.address)!.action, 'burn_and_close');
     assert.equal(listed.get(held.address)!.burnAmount, 5n);
     // Listing the native mint unwraps (SOL cannot be burned); all its lamports come back.
@@ -131,7 +131,7 @@ describe('planAccountActions: one action per account, with its reason', () => {
     for (const [name, accountOver, mintOver, code] of cases) {
       const mint = await randomAddress();
       const account = tokenAccount(owner, mint, await randomAddress(), accountOver);
-      const action = only(planAccountActions(wallet(owner, [account], [mintState(mint, mintOver)]), { burnMints: new Set([mint]), withdrawExcess: false }));
+      const action = only(await planAccountActions(wallet(owner, [account], [mintState(mint, mintOver)]), { burnMints: new Set([mint]), withdrawExcess: false }));
       assert.equal(action.code, code, name);
       assert.equal(action.action === 'skip', code !== null, name);
     }
@@ -141,10 +141,10 @@ describe('planAccountActions: one action per account, with its reason', () => {
     const owner = await randomAddress();
     const mint = await randomAddress();
     const account = tokenAccount(owner, mint, await randomAddress(), { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS, withheldAmount: 7n, space: 178 });
-    const withMint = only(planAccountActions(wallet(owner, [account], [mintState(mint, { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS })]), { burnMints: new Set(), withdrawExcess: false }));
+    const withMint = only(await planAccountActions(wallet(owner, [account], [mintState(mint, { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS })]), { burnMints: new Set(), withdrawExcess: false }));
     assert.equal(withMint.action, 'close');
     assert.equal(withMint.harvest, true);
-    const noMint = only(planAccountActions(wallet(owner, [account], []), { burnMints: new Set(), withdrawExcess: false }));
+    const noMint = only(await planAccountActions(wallet(owner, [account], []), { burnMints: new Set(), withdrawExcess: false }));
     assert.deepEqual([noMint.action, noMint.code], ['skip', 'MINT_NOT_FOUND']);
   });
 
@@ -155,11 +155,11 @@ describe('planAccountActions: one action per account, with its reason', () => {
     const frozen = tokenAccount(owner, mint, await randomAddress(), { amount: 1n, lamports: 2_039_280n + 500n, frozen: true });
     const wsol = tokenAccount(owner, NATIVE_MINT, await randomAddress(), { isNative: true, amount: 500n, lamports: 2_039_780n });
     const state = wallet(owner, [rich, frozen, wsol], [mintState(mint), mintState(NATIVE_MINT)]);
-    const asked = new Map(planAccountActions(state, { burnMints: new Set(), withdrawExcess: true }).map((a) => [a.account.address, a]));
+    const asked = new Map((await planAccountActions(state, { burnMints: new Set(), withdrawExcess: true })).map((a) => [a.account.address, a]));
     assert.deepEqual([asked.get(rich.address)!.action, asked.get(rich.address)!.returnsLamports, asked.get(rich.address)!.excessLamports], ['withdraw_excess', 500n, 500n]);
     assert.equal(asked.get(frozen.address)!.action, 'keep');
     assert.deepEqual([asked.get(wsol.address)!.action, asked.get(wsol.address)!.excessLamports], ['keep', 0n]);
-    const notAsked = planAccountActions(state, { burnMints: new Set(), withdrawExcess: false });
+    const notAsked = await planAccountActions(state, { burnMints: new Set(), withdrawExcess: false });
     assert.ok(notAsked.every((a) => a.action === 'keep'));
   });
 
@@ -167,7 +167,7 @@ describe('planAccountActions: one action per account, with its reason', () => {
     const owner = await randomAddress();
     const mint = await randomAddress();
     const foreign = tokenAccount(await randomAddress(), mint, await randomAddress());
-    assert.deepEqual(planAccountActions(wallet(owner, [foreign], [mintState(mint)]), { burnMints: new Set(), withdrawExcess: false }), []);
+    assert.deepEqual(await planAccountActions(wallet(owner, [foreign], [mintState(mint)]), { burnMints: new Set(), withdrawExcess: false }), []);
   });
 });
 
@@ -181,7 +181,7 @@ describe('packTransactions: as many closes per legacy transaction as 1,232 bytes
     const mints = await Promise.all(accounts.map(async () => await randomAddress()));
     const withMints = accounts.map((a, i) => ({ ...a, mint: mints[i]!, isNative: false }));
     const state = wallet(owner, withMints, mints.map((m) => mintState(m, { tokenProgram: program as MintState['tokenProgram'] })));
-    return { owner, actions: planAccountActions(state, { burnMints: new Set(), withdrawExcess: false }) };
+    return { owner, actions: await planAccountActions(state, { burnMints: new Set(), withdrawExcess: false }) };
   }
 
   for (const [name, program] of [['SPL Token', TOKEN_PROGRAM_ADDRESS], ['Token-2022', TOKEN_2022_PROGRAM_ADDRESS]] as const) {
@@ -189,7 +189,7 @@ describe('packTransactions: as many closes per legacy transaction as 1,232 bytes
       const { owner, actions } = await closes(60, program);
       const signer = createNoopSigner(owner);
       const parties = { owner: signer, feePayer: signer };
-      const transactions = packTransactions(actions, parties);
+      const transactions = await packTransactions(actions, parties);
       const sizes = transactions.map((t) => t.actions.length);
       assert.equal(sizes.reduce((a, b) => a + b, 0), 60);
       assert.ok(sizes[0]! > 20, `closes per transaction: ${sizes.join(', ')}`);
@@ -208,7 +208,7 @@ describe('packTransactions: as many closes per legacy transaction as 1,232 bytes
         tokenAccount(owner, mint, await randomAddress(), { amount, withheldAmount: i === 2 ? 3n : 0n, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS, space: 178 }),
       ),
     );
-    const actions = planAccountActions(wallet(owner, accounts, [mintState(mint, { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS })]), {
+    const actions = await planAccountActions(wallet(owner, accounts, [mintState(mint, { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS })]), {
       burnMints: new Set([mint]),
       withdrawExcess: false,
     });
@@ -224,11 +224,57 @@ describe('packTransactions: as many closes per legacy transaction as 1,232 bytes
     }
   });
 
+  it('computes the exact wire size of harvests that gather several sources of several mints', async () => {
+    const owner = await randomAddress();
+    const ownerSigner = createNoopSigner(owner);
+    const mints = [await randomAddress(), await randomAddress()];
+    const accounts = await Promise.all(
+      [0, 1, 0, 1, 0].map(async (m) =>
+        tokenAccount(owner, mints[m]!, await randomAddress(), { withheldAmount: 2n, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS, space: 178 }),
+      ),
+    );
+    const state = wallet(owner, accounts, mints.map((m) => mintState(m, { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS })));
+    const actions = await planAccountActions(state, { burnMints: new Set(), withdrawExcess: false });
+    const lifetime = { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n };
+    for (const feePayer of [ownerSigner, createNoopSigner(await randomAddress())]) {
+      const parties = { owner: ownerSigner, feePayer };
+      for (let count = 1; count <= actions.length; count++) {
+        const run = actions.slice(0, count);
+        const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, 2n ** 64n - 1n, transactionInstructions(run, parties, 2n ** 64n - 1n));
+        const encoded = getTransactionEncoder().encode(compileTransaction(transactionMessage(feePayer, lifetime, instructions)));
+        assert.equal(transactionSize(run, parties), encoded.length, `${count} accounts`);
+      }
+    }
+  });
+
+  it('gives the event loop turns while planning and packing thousands of accounts', async () => {
+    const owner = await randomAddress();
+    const mint = await randomAddress();
+    // Distinct addresses are not needed to plan and pack: a close costs the same bytes for any.
+    const addresses = await Promise.all(Array.from({ length: 64 }, randomAddress));
+    const accounts = Array.from({ length: 3000 }, (_, i) => tokenAccount(owner, mint, addresses[i % 64]!));
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const actions = await planAccountActions(wallet(owner, accounts, [mintState(mint)]), { burnMints: new Set(), withdrawExcess: false });
+    const planned = turns;
+    const signer = createNoopSigner(owner);
+    await packTransactions(actions, { owner: signer, feePayer: signer });
+    counting = false;
+    assert.ok(planned >= 3000 / 128 - 1, `planning gave ${planned} turns`);
+    assert.ok(turns - planned >= 3000 / 128 - 1, `packing gave ${turns - planned} turns`);
+  });
+
   it('a sponsored transaction reserves room for the repayment and the sponsor\'s signature', async () => {
     const { owner, actions } = await closes(60, TOKEN_PROGRAM_ADDRESS);
     const ownerSigner = createNoopSigner(owner);
-    const own = packTransactions(actions, { owner: ownerSigner, feePayer: ownerSigner });
-    const sponsored = packTransactions(actions, { owner: ownerSigner, feePayer: createNoopSigner(await randomAddress()) });
+    const own = await packTransactions(actions, { owner: ownerSigner, feePayer: ownerSigner });
+    const sponsored = await packTransactions(actions, { owner: ownerSigner, feePayer: createNoopSigner(await randomAddress()) });
     assert.ok(sponsored[0]!.actions.length < own[0]!.actions.length);
   });
 });

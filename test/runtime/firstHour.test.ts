@@ -1,5 +1,5 @@
 /**
- * A newcomer's first hour, on the real app: the server's address leads to the docs page; the docs
+ * A newcomer's first hour, on the real app: the server's address is the web app, the docs page is at /docs; the docs
  * page's "Try it out" starts from a body that cannot spend anything; logs are readable lines on a
  * terminal (a real pseudo-terminal, through util-linux `script`) and JSON lines elsewhere, with
  * keys redacted in both.
@@ -24,14 +24,13 @@ before(async () => {
 });
 after(() => t.close());
 
-it('GET / sends the browser to the docs page', async () => {
+it('GET / is the web app (test/e2e/webApp*.test.ts), and the docs page stays at /docs', async () => {
   const response = await fetch(`${url}/`, { redirect: 'manual' });
-  assert.equal(response.status, 302);
-  assert.equal(response.headers.get('location'), '/docs');
-  const followed = await fetch(`${url}/`);
-  assert.equal(followed.status, 200);
-  assert.match(followed.url, /\/docs\/?(static\/index\.html)?$/);
-  assert.match(await followed.text(), /swagger/i);
+  assert.equal(response.status, 200);
+  assert.match(await response.text(), /<script type="module" src="\/app\/app.js">/);
+  const docs = await fetch(`${url}/docs`);
+  assert.equal(docs.status, 200);
+  assert.match(await docs.text(), /swagger/i);
 });
 
 it('the docs page pre-fills the burn with placeholders and no fee, and that body spends nothing', async () => {

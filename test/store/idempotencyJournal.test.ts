@@ -23,13 +23,16 @@ async function newDir() {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Genesis hashes of two clusters (the journal's directory is the cluster's). */
+const CLUSTER = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
+const OTHER_CLUSTER = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 const sent = { signatures: ['5h3sig'], lastValidBlockHeight: '1234' };
 const response = { status: 200, contentType: 'application/json; charset=utf-8', body: '{"transactionId":"5h3sig"}' };
 
 describe('memory store + journal across a restart', () => {
   it('sent signatures and answers come back; pending records without signatures and dropped ones do not', async () => {
     const dir = await newDir();
-    const journal = await openIdempotencyJournal(dir);
+    const journal = await openIdempotencyJournal(dir, CLUSTER);
     const store = createMemoryIdempotencyStore({ journal });
 
     const sentOnly = await store.begin('k-sent', 'fp1', 60_000);
@@ -52,7 +55,7 @@ describe('memory store + journal across a restart', () => {
     }
     // No close: a crash.
 
-    const restarted = createMemoryIdempotencyStore({ journal: await openIdempotencyJournal(dir) });
+    const restarted = createMemoryIdempotencyStore({ journal: await openIdempotencyJournal(dir, CLUSTER) });
     assert.deepEqual(await restarted.begin('k-sent', 'fp1', 60_000), { kind: 'sent', sent });
     assert.deepEqual(await restarted.begin('k-sent', 'other body', 60_000), { kind: 'mismatch' });
     assert.deepEqual(await restarted.begin('k-done', 'fp2', 60_000), { kind: 'replay', response });
@@ -62,14 +65,14 @@ describe('memory store + journal across a restart', () => {
 
   it('markSent refuses ("lost") when another request owns the key, and journals nothing then', async () => {
     const dir = await newDir();
-    const store = createMemoryIdempotencyStore({ journal: await openIdempotencyJournal(dir) });
+    const store = createMemoryIdempotencyStore({ journal: await openIdempotencyJournal(dir, CLUSTER) });
     const first = await store.begin('k', 'fp', 1);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await store.begin('k', 'fp', 60_000);
     assert.equal(second.kind, 'started', 'the first one\'s pending record expired');
     if (first.kind === 'started') assert.equal(await store.markSent('k', first.token, 'fp', sent, DAY), 'lost');
-    const files = await readdir(join(dir, 'idempotency'));
-    assert.equal(await readFile(join(dir, 'idempotency', files[0]!), 'utf8'), '');
+    const files = await readdir(join(dir, 'idempotency', CLUSTER));
+    assert.equal(await readFile(join(dir, 'idempotency', CLUSTER, files[0]!), 'utf8'), '');
   });
 });
 
@@ -78,9 +81,9 @@ describe('journal files', () => {
 
   it('takes over the files of dead processes, leaves a running one\'s alone, skips torn lines and expired entries', async () => {
     const dir = await newDir();
-    const journals = join(dir, 'idempotency');
+    const journals = join(dir, 'idempotency', CLUSTER);
     const live = Date.now() + DAY;
-    await openIdempotencyJournal(dir); // creates the directory (and a file of this process)
+    await openIdempotencyJournal(dir, CLUSTER); // creates the directory (and a file of this process)
     // A pid that cannot exist (above pid_max), i.e. a process that died.
     await writeFile(
       join(journals, '99999999-1.ndjson'),
@@ -90,26 +93,45 @@ describe('journal files', () => {
     const running = `${process.ppid}-1.ndjson`;
     await writeFile(join(journals, running), line({ k: 'b', fp: 'fb', sent, exp: live }));
 
-    const journal = await openIdempotencyJournal(dir);
+    const journal = await openIdempotencyJournal(dir, CLUSTER);
     assert.deepEqual(journal.recovered.map((e) => e.k).sort(), ['a']);
     const files = (await readdir(journals)).sort();
     assert.ok(files.includes(running), 'a running instance\'s file is left alone');
     assert.ok(!files.includes('99999999-1.ndjson'), 'the dead instance\'s file was taken over');
     assert.equal(files.length, 2);
     // The recovered entry now lives in the new file, so it survives the next crash too.
-    const again = await openIdempotencyJournal(dir);
+    const again = await openIdempotencyJournal(dir, CLUSTER);
     assert.deepEqual(again.recovered.map((e) => e.k), ['a']);
+  });
+
+  it('reads only its own cluster\'s records: never another cluster\'s, nor files of no cluster', async () => {
+    const dir = await newDir();
+    const journals = join(dir, 'idempotency');
+    const live = Date.now() + DAY;
+    await openIdempotencyJournal(dir, OTHER_CLUSTER);
+    // A dead instance of the other cluster, and one that wrote before records were scoped by cluster.
+    await writeFile(join(journals, OTHER_CLUSTER, '99999999-1.ndjson'), line({ k: 'other', fp: 'fo', sent, exp: live }));
+    await writeFile(join(journals, '99999999-2.ndjson'), line({ k: 'unscoped', fp: 'fu', sent, exp: live }));
+
+    const journal = await openIdempotencyJournal(dir, CLUSTER);
+    assert.deepEqual(journal.recovered, [], 'nothing of another cluster is recovered');
+    // Left where they are, for an instance of their own cluster; nothing ever reads the unscoped one.
+    assert.ok((await readdir(join(journals, OTHER_CLUSTER))).includes('99999999-1.ndjson'));
+    assert.ok((await readdir(journals)).includes('99999999-2.ndjson'));
+    const other = await openIdempotencyJournal(dir, OTHER_CLUSTER);
+    assert.deepEqual(other.recovered.map((e) => e.k), ['other']);
+    await assert.rejects(openIdempotencyJournal(dir, '../escape'), /genesis hash/);
   });
 
   it('compaction keeps exactly the live records', async () => {
     const dir = await newDir();
-    const journal = await openIdempotencyJournal(dir);
+    const journal = await openIdempotencyJournal(dir, CLUSTER);
     for (let i = 0; i < 5; i++) await journal.append({ k: `k${i}`, fp: 'f', sent, exp: Date.now() + DAY });
     assert.equal(journal.linesSinceCompaction, 5);
     await journal.compact([{ k: 'k4', fp: 'f', sent, exp: Date.now() + DAY }]);
     assert.equal(journal.linesSinceCompaction, 0);
     await journal.append({ k: 'k5', fp: 'f', response, exp: Date.now() + DAY });
-    const reopened = await openIdempotencyJournal(dir);
+    const reopened = await openIdempotencyJournal(dir, CLUSTER);
     assert.deepEqual(reopened.recovered.map((e) => e.k), ['k4', 'k5']);
   });
 });

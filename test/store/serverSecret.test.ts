@@ -7,11 +7,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { createChainAdapter, type ChainAdapter } from '../../src/chain/chainAdapter.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { createStores } from '../../src/store/index.ts';
+import { startTestChain, type TestChain } from '../helpers/localChain.ts';
 
 const SECRET = 'a-server-secret-of-at-least-32-chars';
 const dirs: string[] = [];
@@ -32,7 +34,8 @@ describe('SERVER_SECRET and STATE_DIR in the configuration', () => {
 
   it('SERVER_SECRET shorter than 32 characters is refused; unset is allowed without Redis', () => {
     assert.throws(() => loadConfig({ SERVER_SECRET: 'x'.repeat(31) }), (e: unknown) => e instanceof ConfigError && /SERVER_SECRET/.test(e.message));
-    assert.equal(loadConfig({ SERVER_SECRET: 'x'.repeat(32) }).serverSecret, 'x'.repeat(32));
+    const exactly32 = 'q7Vw2LmZ9xKp4RtY8nBc3HjD6sFg1AeU';
+    assert.equal(loadConfig({ SERVER_SECRET: exactly32 }).serverSecret, exactly32);
     assert.equal(loadConfig({}).serverSecret, undefined);
   });
 
@@ -46,15 +49,23 @@ describe('SERVER_SECRET and STATE_DIR in the configuration', () => {
 describe('the secret the stores use', () => {
   const logger = pino({ level: 'silent' });
   const metrics = createMetrics({ defaultMetrics: false });
+  // The journal's directory is the cluster's (its genesis hash, read from this chain).
+  let testChain: TestChain;
+  let chain: ChainAdapter;
+  before(async () => {
+    testChain = await startTestChain();
+    chain = createChainAdapter({ rpcUrl: testChain.localnet.rpcUrl, commitment: 'confirmed' });
+  });
+  after(() => testChain.close());
 
   it('without Redis: SERVER_SECRET when set, else the one kept in STATE_DIR (the same after a restart)', async () => {
     const stateDir = await mkdtemp(join(tmpdir(), 'cinder-secret-'));
     dirs.push(stateDir);
-    const given = await createStores({ config: { redisUrl: undefined, serverSecret: SECRET, stateDir }, logger, metrics });
+    const given = await createStores({ config: { redisUrl: undefined, serverSecret: SECRET, stateDir }, logger, metrics, chain });
     assert.equal(given.idempotencySecret, SECRET);
     await given.close();
-    const generated = await createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir }, logger, metrics });
-    const again = await createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir }, logger, metrics });
+    const generated = await createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir }, logger, metrics, chain });
+    const again = await createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir }, logger, metrics, chain });
     assert.ok(generated.idempotencySecret.length >= 32);
     assert.notEqual(generated.idempotencySecret, SECRET);
     assert.equal(again.idempotencySecret, generated.idempotencySecret);
@@ -63,7 +74,7 @@ describe('the secret the stores use', () => {
 
   it('with Redis and no secret (a Config made by hand): refused', async () => {
     await assert.rejects(
-      createStores({ config: { redisUrl: 'redis://127.0.0.1:1', serverSecret: undefined, stateDir: tmpdir() }, logger, metrics }),
+      createStores({ config: { redisUrl: 'redis://127.0.0.1:1', serverSecret: undefined, stateDir: tmpdir() }, logger, metrics, chain }),
       /SERVER_SECRET is required with REDIS_URL/,
     );
   });
@@ -74,7 +85,7 @@ describe('the secret the stores use', () => {
     const file = join(parent, 'a-file');
     await writeFile(file, '');
     await assert.rejects(
-      createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir: join(file, 'state') }, logger, metrics }),
+      createStores({ config: { redisUrl: undefined, serverSecret: undefined, stateDir: join(file, 'state') }, logger, metrics, chain }),
       (e: unknown) => {
         assert.ok(e instanceof Error);
         assert.ok(e.message.startsWith(`cannot use STATE_DIR ${join(file, 'state')} for the idempotency journal`), e.message);

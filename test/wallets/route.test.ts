@@ -7,8 +7,16 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { checkBody, referenceAddress, type WalletsBody } from './walletChecks.ts';
 
 const URL = '/api/generate_wallets';
-const N_RULE = 'must be a base-10 integer from 1 to 10000, without sign, exponent, leading zero or space';
-const VANITY_RULE = 'must be 1 to 4 base58 characters (1-9, A-Z and a-z except 0, O, I and l)';
+/** Each rule `n` can break says itself (issue 22: "each INVALID_N says which rule n broke"). */
+const N_NOT_INTEGER = 'must be a base-10 integer from 1 to 10000: digits 0-9 only, without sign, decimal point, exponent, letters or spaces';
+const N_RULES = {
+  empty: 'is empty: give the number of wallets, a base-10 integer from 1 to 10000',
+  notInteger: N_NOT_INTEGER,
+  tooSmall: 'must be at least 1',
+  leadingZero: 'must be written without a leading zero',
+  tooLarge: 'must be at most 10000 (MAX_WALLETS_PER_REQUEST)',
+} as const;
+const notBase58 = (char: string) => `contains ${JSON.stringify(char)}, which is not a base58 character (base58 excludes 0, O, I and l; it has 1-9, A-Z and a-z otherwise)`;
 
 function problem(code: string, type: string, title: string, errors: { field: string; message: string }[], detail?: string) {
   return {
@@ -20,7 +28,7 @@ function problem(code: string, type: string, title: string, errors: { field: str
     errors,
   };
 }
-const invalidN = (message = N_RULE) => problem('INVALID_N', 'invalid-n', 'Invalid number of wallets', [{ field: 'n', message }]);
+const invalidN = (message: string) => problem('INVALID_N', 'invalid-n', 'Invalid number of wallets', [{ field: 'n', message }]);
 const invalidParameter = (field: string, message: string) =>
   problem('INVALID_PARAMETER', 'invalid-parameter', 'Invalid parameter', [{ field, message }]);
 
@@ -80,29 +88,30 @@ describe('GET /api/generate_wallets', () => {
       );
     });
 
-    const invalid: [string, string][] = [
-      ['empty', 'n='],
-      ['zero', 'n=0'],
-      ['out of range', 'n=10001'],
-      ['far out of range', 'n=99999999999999999999999'],
-      ['fractional', 'n=1.5'],
-      ['fractional zero', 'n=5.0'],
-      ['plus sign', 'n=%2B5'],
-      ['plus (a space in a query)', 'n=+5'],
-      ['minus sign', 'n=-5'],
-      ['exponent', 'n=1e3'],
-      ['hex', 'n=0x10'],
-      ['leading zero', 'n=010'],
-      ['leading space', 'n=%205'],
-      ['trailing space', 'n=5%20'],
-      ['tab', 'n=5%09'],
-      ['word', 'n=ten'],
-      ['infinity', 'n=Infinity'],
-      ['unicode digit', 'n=%D9%A5'],
+    const invalid: [string, string, string][] = [
+      ['empty', 'n=', N_RULES.empty],
+      ['zero', 'n=0', N_RULES.tooSmall],
+      ['zeros', 'n=000', N_RULES.tooSmall],
+      ['out of range', 'n=10001', N_RULES.tooLarge],
+      ['far out of range', 'n=99999999999999999999999', N_RULES.tooLarge],
+      ['fractional', 'n=1.5', N_RULES.notInteger],
+      ['fractional zero', 'n=5.0', N_RULES.notInteger],
+      ['plus sign', 'n=%2B5', N_RULES.notInteger],
+      ['plus (a space in a query)', 'n=+5', N_RULES.notInteger],
+      ['minus sign', 'n=-5', N_RULES.notInteger],
+      ['exponent', 'n=1e3', N_RULES.notInteger],
+      ['hex', 'n=0x10', N_RULES.notInteger],
+      ['leading zero', 'n=010', N_RULES.leadingZero],
+      ['leading space', 'n=%205', N_RULES.notInteger],
+      ['trailing space', 'n=5%20', N_RULES.notInteger],
+      ['tab', 'n=5%09', N_RULES.notInteger],
+      ['word', 'n=ten', N_RULES.notInteger],
+      ['infinity', 'n=Infinity', N_RULES.notInteger],
+      ['unicode digit', 'n=%D9%A5', N_RULES.notInteger],
     ];
-    for (const [what, query] of invalid) {
-      it(`${what} (${query}): 400 INVALID_N`, async () => {
-        await bad(`?${query}`, invalidN());
+    for (const [what, query, rule] of invalid) {
+      it(`${what} (${query}): 400 INVALID_N saying which rule`, async () => {
+        await bad(`?${query}`, invalidN(rule));
       });
     }
 
@@ -112,7 +121,7 @@ describe('GET /api/generate_wallets', () => {
 
     it('the limit follows config.maxWalletsPerRequest', async () => {
       await ok('?n=50', 50, small);
-      await bad('?n=51', invalidN(N_RULE.replace('10000', '50')), small);
+      await bad('?n=51', invalidN('must be at most 50 (MAX_WALLETS_PER_REQUEST)'), small);
     });
   });
 
@@ -138,8 +147,8 @@ describe('GET /api/generate_wallets', () => {
 
     it('the lower n limit (config.maxMnemonicWalletsPerRequest) applies', async () => {
       await ok('?n=3&mnemonic=12', 3, small);
-      await bad('?n=4&mnemonic=12', invalidN('must be at most 3 with mnemonic'), small);
-      await bad('?n=101&mnemonic=24', invalidN('must be at most 100 with mnemonic'));
+      await bad('?n=4&mnemonic=12', invalidN('must be at most 3 with mnemonic (MAX_MNEMONIC_WALLETS_PER_REQUEST)'), small);
+      await bad('?n=101&mnemonic=24', invalidN('must be at most 100 with mnemonic (MAX_MNEMONIC_WALLETS_PER_REQUEST)'));
     });
 
     it('cannot be combined with a vanity pattern', async () => {
@@ -174,9 +183,20 @@ describe('GET /api/generate_wallets', () => {
 
     it('bad patterns: 400 INVALID_PARAMETER', async () => {
       for (const field of ['prefix', 'suffix']) {
-        for (const value of ['', '0', 'O', 'I', 'l', 'ab0', 'a+b', 'a%20', '%C3%A9', 'abcde', '%22']) {
-          await bad(`?n=1&${field}=${value}`, invalidParameter(field, VANITY_RULE));
-        }
+        const cases: [string, string][] = [
+          ['', 'is empty: give 1 to 4 base58 characters (1-9, A-Z and a-z except 0, O, I and l)'],
+          ['0', notBase58('0')],
+          ['O', notBase58('O')],
+          ['I', notBase58('I')],
+          ['l', notBase58('l')],
+          ['ab0', notBase58('0')],
+          ['a+b', notBase58(' ')],
+          ['a%20', notBase58(' ')],
+          ['%C3%A9', notBase58('é')],
+          ['%22', notBase58('"')],
+          ['abcde', 'must have at most 4 characters (MAX_VANITY_LENGTH)'],
+        ];
+        for (const [value, message] of cases) await bad(`?n=1&${field}=${value}`, invalidParameter(field, message));
         await bad(`?n=1&${field}=a&${field}=b`, invalidParameter(field, 'must be given once'));
       }
     });
@@ -235,7 +255,7 @@ describe('GET /api/generate_wallets', () => {
     await bad(
       '?n=0&mnemonic=13&format=x',
       problem('INVALID_N', 'invalid-n', 'Invalid number of wallets', [
-        { field: 'n', message: N_RULE },
+        { field: 'n', message: N_RULES.tooSmall },
         { field: 'mnemonic', message: 'must be 12 or 24' },
         { field: 'format', message: 'must be keygen' },
       ]),

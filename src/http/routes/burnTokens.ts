@@ -70,7 +70,7 @@ export function registerBurnTokensRoute(
           'Burns the whole balance of every token account of `mint` owned by the key, closes the accounts and returns their rent to the owner, in one transaction (or several when they do not fit one). Accounts that cannot be closed (frozen, paused mint, …) are skipped and listed; the fees never exceed what comes back unless `allowNetLoss` is true.',
         tags: ['burn'],
         body: BurnRequestSchema,
-        response: { 200: BurnResponseSchema, 400: problem, 401: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+        response: { 200: BurnResponseSchema, 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
       },
     },
     async (request, reply) => {

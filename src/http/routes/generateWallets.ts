@@ -85,16 +85,34 @@ interface AjvError {
   message?: string;
 }
 
-function fieldRules(config: Config): Record<keyof QueryString, string> {
-  const vanity = `must be 1 to ${config.maxVanityLength} ${BASE58_CHARS}`;
-  return {
-    n: `must be a base-10 integer from 1 to ${config.maxWalletsPerRequest}, without sign, exponent, leading zero or space`,
-    mnemonic: 'must be 12 or 24',
-    prefix: vanity,
-    suffix: vanity,
-    ignoreCase: 'must be true or false',
-    format: 'must be keygen',
-  };
+/** The rule of each other parameter, as its error message says it. */
+const FIELD_RULES: Readonly<Record<string, string>> = {
+  mnemonic: 'must be 12 or 24',
+  ignoreCase: 'must be true or false',
+  format: 'must be keygen',
+};
+const ONE_BASE58_CHAR = new RegExp(`^${BASE58_CHAR}$`);
+
+/** The rule `n` breaks when it is not a plain integer from 1 to the limit: each its own words, never the value. */
+export function nRuleBroken(value: unknown, config: Pick<Config, 'maxWalletsPerRequest'>): string {
+  const max = config.maxWalletsPerRequest;
+  if (Array.isArray(value)) return 'must be given once';
+  const text = String(value ?? '');
+  if (text === '') return `is empty: give the number of wallets, a base-10 integer from 1 to ${max}`;
+  if (!/^[0-9]+$/.test(text)) return `must be a base-10 integer from 1 to ${max}: digits 0-9 only, without sign, decimal point, exponent, letters or spaces`;
+  if (/^0+$/.test(text)) return 'must be at least 1';
+  if (text.startsWith('0')) return 'must be written without a leading zero';
+  return `must be at most ${max} (MAX_WALLETS_PER_REQUEST)`;
+}
+
+/** The rule a vanity pattern breaks: naming the first character that is not base58 (a pattern is not a secret). */
+export function vanityRuleBroken(value: unknown, config: Pick<Config, 'maxVanityLength'>): string {
+  if (Array.isArray(value)) return 'must be given once';
+  const text = String(value ?? '');
+  if (text === '') return `is empty: give 1 to ${config.maxVanityLength} ${BASE58_CHARS}`;
+  const outside = [...text].find((c) => !ONE_BASE58_CHAR.test(c));
+  if (outside !== undefined) return `contains ${JSON.stringify(outside)}, which is not a base58 character (base58 excludes 0, O, I and l; it has 1-9, A-Z and a-z otherwise)`;
+  return `must have at most ${config.maxVanityLength} characters (MAX_VANITY_LENGTH)`;
 }
 
 function invalid(field: keyof QueryString, message: string): CinderError {
@@ -103,19 +121,26 @@ function invalid(field: keyof QueryString, message: string): CinderError {
 
 /**
  * Schema failures of the query string: missing and unknown fields keep the shared wording;
- * a bad value gets the rule it broke (never the value itself), INVALID_N for n and
- * INVALID_PARAMETER for the others.
+ * a bad value gets the rule it broke (never the value itself, except the one character of a
+ * vanity pattern that is not base58), INVALID_N for n and INVALID_PARAMETER for the others.
  */
-function queryError(validation: AjvError[], rules: Record<string, string>): CinderError {
+function queryError(validation: AjvError[], query: Record<string, unknown>, config: Config): CinderError {
   const shared = validationToCinderError(validation, 'querystring');
   if (shared.code === 'MISSING_FIELD' || shared.code === 'UNKNOWN_FIELD') return shared;
   const errors: FieldProblem[] = [];
   for (const e of validation) {
     const field = e.instancePath.replace(/^\//, '').split('/')[0] ?? '';
     if (errors.some((p) => p.field === field)) continue;
-    // A query value is a string, or an array when the parameter is repeated.
-    const repeated = e.keyword === 'type';
-    errors.push({ field, message: repeated ? 'must be given once' : (rules[field] ?? e.message ?? 'is invalid') });
+    const message =
+      field === 'n'
+        ? nRuleBroken(query.n, config)
+        : field === 'prefix' || field === 'suffix'
+          ? vanityRuleBroken(query[field], config)
+          : // A query value is a string, or an array when the parameter is repeated.
+            e.keyword === 'type'
+            ? 'must be given once'
+            : (FIELD_RULES[field] ?? e.message ?? 'is invalid');
+    errors.push({ field, message });
   }
   const code = errors.some((p) => p.field === 'n') ? 'INVALID_N' : 'INVALID_PARAMETER';
   return new CinderError(code, errors.map((p) => `${p.field} ${p.message}`).join('; '), { errors });
@@ -141,8 +166,6 @@ function sendWallets(reply: FastifyReply, result: GeneratedWallets) {
 const problem = Type.Ref('Problem');
 
 export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }: Pick<AppDeps, 'config' | 'wallets'>): void {
-  const rules = fieldRules(config);
-
   app.get(
     '/api/generate_wallets',
     {
@@ -169,15 +192,15 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
     },
     async (request, reply) => {
       if (request.validationError) {
-        throw queryError((request.validationError as { validation?: AjvError[] }).validation ?? [], rules);
+        throw queryError((request.validationError as { validation?: AjvError[] }).validation ?? [], request.query as Record<string, unknown>, config);
       }
       const query = request.query as QueryString;
       // The pattern guarantees digits only; more than 15 of them is out of range anyway.
       const n = query.n.length > 15 ? Infinity : Number(query.n);
-      if (n > config.maxWalletsPerRequest) throw invalid('n', rules.n);
+      if (n > config.maxWalletsPerRequest) throw invalid('n', nRuleBroken(query.n, config));
       const mnemonic = query.mnemonic === undefined ? null : query.mnemonic === '12' ? 12 : 24;
       if (mnemonic !== null && n > config.maxMnemonicWalletsPerRequest) {
-        throw invalid('n', `must be at most ${config.maxMnemonicWalletsPerRequest} with mnemonic`);
+        throw invalid('n', `must be at most ${config.maxMnemonicWalletsPerRequest} with mnemonic (MAX_MNEMONIC_WALLETS_PER_REQUEST)`);
       }
       const prefix = query.prefix ?? '';
       const suffix = query.suffix ?? '';
@@ -202,6 +225,7 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
           keygen: query.format === 'keygen',
           vanity: vanity ? { prefix, suffix, ignoreCase: query.ignoreCase === 'true' } : null,
           signal: abort.signal,
+          client: request.cinderClient,
         });
       } catch (error) {
         if (!abort.signal.aborted) throw error;

@@ -178,6 +178,12 @@ export const AccountPreviewSchema = Type.Object({
   isNative: Type.Boolean(),
   action: Type.Union(['close', 'burn_and_close', 'unwrap', 'withdraw_excess', 'keep', 'skip'].map((a) => Type.Literal(a))),
   code: Type.Union([Type.String(), Type.Null()]),
+  // Only with metadata=true on GET /api/reclaim_rent (src/operations/mintMetadata.ts).
+  name: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "metadata=true: the mint's name (Token-2022 metadata or Metaplex), or null" })),
+  symbol: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "metadata=true: the mint's symbol, or null" })),
+  looksLikeNft: Type.Optional(
+    Type.Boolean({ description: 'metadata=true: decimals 0, supply 1 and a Metaplex metadata account (a plain burn would leave that account and its rent behind)' }),
+  ),
 });
 
 export const PreviewSummarySchema = Type.Object({

@@ -24,9 +24,6 @@ import {
   WithdrawExcessField,
 } from './operationSchemas.ts';
 
-/** A prepared message can be relayed while its blockhash lives (~150 slots ≈ 60–90 s); the token is honoured a little longer. */
-const RELAY_TOKEN_TTL_MS = 2 * 60 * 1000;
-
 const PrepareBurnRequestSchema = Type.Object(
   {
     mint: Type.String({ description: 'Mint address (base58) of the token to burn' }),
@@ -38,7 +35,7 @@ const PrepareBurnRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const PrepareReclaimRequestSchema = Type.Object(
+export const PrepareReclaimRequestSchema = Type.Object(
   {
     owner: OwnerField,
     priorityFee: PriorityFeeField,
@@ -50,7 +47,7 @@ const PrepareReclaimRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const PrepareResponseSchema = Type.Object({
+export const PrepareResponseSchema = Type.Object({
   transactions: Type.Array(Type.String({ description: 'base64 wire transaction, unsigned (signature slots zeroed)' })),
   lastValidBlockHeight: U64,
   feePayer: Type.String({ description: 'The fee payer of every transaction: the owner, or the service\'s fee sponsor' }),
@@ -71,8 +68,9 @@ export function registerPrepareRoutes(
       transactions: prepared.wireTransactions,
       lastValidBlockHeight: plan.lifetime.lastValidBlockHeight.toString(),
       feePayer: plan.parties.feePayer.address,
-      ...(plan.sponsored
-        ? { relayToken: issueRelayToken(serverSecret, prepared.transactions.map((t) => new Uint8Array(t.messageBytes)), Date.now() + RELAY_TOKEN_TTL_MS) }
+      // The token lives as long as the wallet's sponsored turn (src/operations/sponsorPolicy.ts).
+      ...(prepared.sponsoredUntil !== null
+        ? { relayToken: issueRelayToken(serverSecret, prepared.transactions.map((t) => new Uint8Array(t.messageBytes)), prepared.sponsoredUntil) }
         : {}),
       details: previewOf(prepared),
     };
@@ -82,7 +80,7 @@ export function registerPrepareRoutes(
     description:
       'The unsigned transactions the keyed operation would send (same plan, compute budget and money rules), for a wallet to sign. Nothing is signed by the service. With `feePayer: "sponsor"` the service\'s fee sponsor pays and is repaid from the reclaimed rent; relay them with the `relayToken`.',
     tags: ['keyless'],
-    response: { 200: PrepareResponseSchema, 400: problem, 401: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+    response: { 200: PrepareResponseSchema, 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
   };
 
   app.post('/api/burn_tokens/prepare', { schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {

@@ -6,7 +6,9 @@ import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { Pipeline } from '../../operations/pipeline.ts';
+import { readMintMetadata } from '../../operations/mintMetadata.ts';
 import type { OperationLocks } from '../../store/operationLocks.ts';
+import type { PreviewSlots } from '../rateLimit.ts';
 import {
   AllowNetLossField,
   BurnListField,
@@ -47,21 +49,26 @@ export const ReclaimResponseSchema = formASchema(
   { transactionId: 'Signature of the first transaction' },
 );
 
-const PreviewQuerySchema = Type.Object(
+export const PreviewQuerySchema = Type.Object(
   {
     owner: OwnerField,
     burn: Type.Optional(Type.String({ description: 'Comma-separated mints to burn as well', maxLength: 4600 })),
     priorityFee: Type.Optional(Type.String({ description: 'Total priority fee in SOL, as in a reclaim (default 0)', pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 20 })),
     withdrawExcess: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+    metadata: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description: "true: each account also has its mint's name, symbol and looksLikeNft (one more batch of account reads)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export function registerReclaimRentRoutes(
   app: CinderApp,
-  deps: Pick<AppDeps, 'config'> & { pipeline: Pipeline; locks: OperationLocks },
+  deps: Pick<AppDeps, 'config' | 'chain'> & { pipeline: Pipeline; locks: OperationLocks; previewSlots: PreviewSlots },
 ): void {
-  const { config, pipeline } = deps;
+  const { config, pipeline, chain, previewSlots } = deps;
   app.get(
     '/api/reclaim_rent',
     {
@@ -75,18 +82,30 @@ export function registerReclaimRentRoutes(
       },
     },
     async (request) => {
-      const { owner, burn, priorityFee, withdrawExcess } = request.query;
+      const { owner, burn, priorityFee, withdrawExcess, metadata } = request.query;
       const ownerAddress = parseAddress(owner, 'owner', 'INVALID_OWNER');
       const burnList = parseBurnList(burn === undefined || burn === '' ? [] : burn.split(','));
       const fee = priorityFee === undefined ? 0 : Number(priorityFee);
-      const planned = await pipeline.preview({
-        owner: ownerAddress,
-        door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess === 'true' },
-        priorityFeeLamports: priorityFeeToLamports(fee, config.maxPriorityFeeLamports),
-        allowNetLoss: false,
-        feePayer: 'auto',
-      });
-      return previewOf(planned);
+      const priorityFeeLamports = priorityFeeToLamports(fee, config.maxPriorityFeeLamports);
+      // A few previews per client at once (src/http/rateLimit.ts): the slot is held for the work,
+      // whether or not the client waits for the answer.
+      const release = previewSlots.acquire(request.cinderClient);
+      let planned;
+      try {
+        planned = await pipeline.preview({
+          owner: ownerAddress,
+          door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess === 'true' },
+          priorityFeeLamports,
+          allowNetLoss: false,
+          feePayer: 'auto',
+        });
+      } finally {
+        release();
+      }
+      const preview = previewOf(planned);
+      if (metadata !== 'true') return preview;
+      const byMint = await readMintMetadata(chain, preview.accounts.map((a) => a.mint), Date.now() + config.burnDeadlineMs);
+      return { ...preview, accounts: preview.accounts.map((a) => ({ ...a, ...byMint.get(a.mint)! })) };
     },
   );
 
@@ -99,7 +118,7 @@ export function registerReclaimRentRoutes(
           'Does what GET /api/reclaim_rent shows for the key\'s wallet: closes every empty token account (unwrapping empty wrapped SOL), burns and closes the listed mints, optionally withdraws excess rent, in as few transactions as fit. Money rules as for burns. One reclaim per owner at a time.',
         tags: ['reclaim'],
         body: ReclaimRequestSchema,
-        response: { 200: ReclaimResponseSchema, 400: problem, 401: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+        response: { 200: ReclaimResponseSchema, 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
       },
     },
     async (request, reply) => {

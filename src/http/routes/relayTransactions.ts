@@ -2,6 +2,7 @@ import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../operations/relay.ts';
 import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
+import type { SponsorPolicy } from '../../operations/sponsorPolicy.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
 import { formA, formASchema, problem, slotJson, StatusField } from './operationSchemas.ts';
 
@@ -59,14 +60,17 @@ export function registerRelayTransactionsRoute(
     sponsor,
     sentTransactions,
     serverSecret,
-  }: Pick<AppDeps, 'chain' | 'config' | 'sponsor'> & { sentTransactions: SentTransactionLog; serverSecret: string },
+    sponsorPolicy,
+  }: Pick<AppDeps, 'chain' | 'config' | 'sponsor'> & { sentTransactions: SentTransactionLog; serverSecret: string; sponsorPolicy: SponsorPolicy | null },
 ): void {
   const relay = createRelay({
     chain,
     sentTransactions,
     sponsor: sponsor ?? null,
+    sponsorPolicy,
     serverSecret,
     burnDeadlineMs: config.burnDeadlineMs,
+    relayAnyTransaction: config.relayAnyTransaction,
   });
 
   app.post(
@@ -76,12 +80,15 @@ export function registerRelayTransactionsRoute(
         summary: 'Relay transactions signed elsewhere (keyless burn or reclaim)',
         description:
           'Lands transactions that a wallet signed (typically those of POST /api/burn_tokens/prepare or /api/reclaim_rent/prepare) and answers like a burn. ' +
-          'Each is checked first, and nothing is sent unless all pass: fully signed (every signature verified), only Compute Budget, System, SPL Token, ' +
-          'Token-2022 and Associated Token instructions, and a simulation that succeeds. The fee sponsor signs only messages this service prepared ' +
-          '(relayToken). Relaying the same transactions again answers with their current status and never acts twice.',
+          'Each is checked first, and nothing is sent unless all pass: fully signed (every signature verified), only the instructions Cinder itself ' +
+          'prepares (compute budget; token Burn, BurnChecked, CloseAccount, WithdrawExcessLamports; HarvestWithheldTokensToMint; the repayment of the fee ' +
+          'sponsor; any instruction of Compute Budget, System, SPL Token, Token-2022 and Associated Token with RELAY_ANY_TRANSACTION), no token account ' +
+          'taken from twice or written while a sponsored transaction of it is outstanding, and a simulation that succeeds and invokes only those programs ' +
+          'at any depth. The fee sponsor signs only messages this service prepared (relayToken). Relaying the same transactions again answers with their ' +
+          'current status and never acts twice.',
         tags: ['keyless'],
         body: RelayRequestSchema,
-        response: { 200: RelayResponseSchema, 400: problem, 401: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+        response: { 200: RelayResponseSchema, 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
       },
     },
     async (request) => {

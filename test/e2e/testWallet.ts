@@ -1,0 +1,84 @@
+/**
+ * A real Wallet Standard wallet for browser tests: registered in the page before any of its
+ * scripts run (`page.addInitScript`), announced the way @wallet-standard/wallet's registerWallet
+ * does (the `wallet-standard:register-wallet` event, and an answer to `wallet-standard:app-ready`).
+ * It connects with `standard:connect` and signs with `solana:signTransaction`, whose inputs go to
+ * the test (`page.exposeFunction`), where a real ed25519 key signs the decoded transaction with
+ * @solana/kit, exactly what a browser wallet does with the wire bytes it is given.
+ */
+import {
+  getAddressEncoder,
+  getBase64Decoder,
+  getBase64Encoder,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  partiallySignTransaction,
+  type KeyPairSigner,
+} from '@solana/kit';
+import type { Page } from 'playwright-core';
+
+export const TEST_WALLET_NAME = 'Test Wallet';
+
+export interface TestWallet {
+  /** 'sign' (default) or 'refuse' (as a person who clicks "Reject" in the wallet). */
+  mode: 'sign' | 'refuse';
+  /** The inputs of every solana:signTransaction call, as base64 wire transactions. */
+  calls: string[][];
+}
+
+/**
+ * The wallet's code in the page, as plain JavaScript source: a function of this file would reach
+ * the page through Function.prototype.toString, with whatever helpers the TypeScript loader
+ * inserted into it.
+ */
+const REGISTER_IN_PAGE = `
+(({ address, publicKey, name }) => {
+  const toBase64 = (bytes) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
+  const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const chains = ['solana:mainnet', 'solana:devnet', 'solana:testnet', 'solana:localnet'];
+  const account = Object.freeze({ address, publicKey: new Uint8Array(publicKey), chains, features: ['solana:signTransaction'] });
+  const icon = 'data:image/svg+xml;base64,' + btoa('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#3b5bdb"/><path d="M9 16h14M16 9v14" stroke="#fff" stroke-width="4"/></svg>');
+  let accounts = [];
+  const wallet = {
+    version: '1.0.0',
+    name,
+    icon,
+    chains,
+    get accounts() { return accounts; },
+    features: {
+      'standard:connect': { version: '1.0.0', connect: async () => { accounts = [account]; return { accounts }; } },
+      'standard:events': { version: '1.0.0', on: () => () => {} },
+      'solana:signTransaction': {
+        version: '1.0.0',
+        supportedTransactionVersions: ['legacy', 0],
+        signTransaction: async (...inputs) => {
+          if (inputs.some((input) => input.account.address !== address)) throw new Error('Unknown account');
+          const signed = await window.cinderTestWalletSign(inputs.map((input) => toBase64(input.transaction)));
+          return signed.map((wire) => ({ signedTransaction: fromBase64(wire) }));
+        },
+      },
+    },
+  };
+  const callback = ({ register }) => register(wallet);
+  window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: callback }));
+  window.addEventListener('wallet-standard:app-ready', (event) => callback(event.detail));
+})`;
+
+/** Installs the wallet of `signer` in `page` (before navigation). */
+export async function installTestWallet(page: Page, signer: KeyPairSigner): Promise<TestWallet> {
+  const state: TestWallet = { mode: 'sign', calls: [] };
+  await page.exposeFunction('cinderTestWalletSign', async (inputs: string[]) => {
+    state.calls.push(inputs);
+    if (state.mode === 'refuse') throw new Error('User rejected the request.');
+    const signed: string[] = [];
+    for (const wire of inputs) {
+      const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+      const withOwner = await partiallySignTransaction([signer.keyPair], transaction);
+      signed.push(getBase64Decoder().decode(getTransactionEncoder().encode(withOwner)));
+    }
+    return signed;
+  });
+  const settings = { address: signer.address, publicKey: [...getAddressEncoder().encode(signer.address)], name: TEST_WALLET_NAME };
+  await page.addInitScript(`${REGISTER_IN_PAGE}(${JSON.stringify(settings)});`);
+  return state;
+}

@@ -1,0 +1,100 @@
+/**
+ * The page's only way out: Cinder's own HTTP API, same origin. Request and answer types are the
+ * service's route schemas (TypeBox `Static`), imported as types only: the page cannot drift from
+ * what the server validates and answers.
+ */
+import type { Static } from 'typebox';
+import type { PreviewQuerySchema } from '../../src/http/routes/reclaimRent.ts';
+import type { PreviewSchema } from '../../src/http/routes/operationSchemas.ts';
+import type { PrepareReclaimRequestSchema, PrepareResponseSchema } from '../../src/http/routes/prepare.ts';
+import type { RelayRequestSchema, RelayResponseSchema } from '../../src/http/routes/relayTransactions.ts';
+import type { TransactionStatusSchema } from '../../src/http/routes/transactions.ts';
+import type { GenerateWalletsResponseSchema, generateWalletsQuerySchema } from '../../src/http/routes/generateWallets.ts';
+
+export type Preview = Static<typeof PreviewSchema>;
+export type AccountPreview = Preview['accounts'][number];
+export type PreviewQuery = Static<typeof PreviewQuerySchema>;
+export type PrepareRequest = Static<typeof PrepareReclaimRequestSchema>;
+export type Prepared = Static<typeof PrepareResponseSchema>;
+export type RelayRequest = Static<typeof RelayRequestSchema>;
+export type Relayed = Static<typeof RelayResponseSchema>;
+export type TransactionStatus = Static<typeof TransactionStatusSchema>;
+export type GenerateQuery = Static<ReturnType<typeof generateWalletsQuerySchema>>;
+export type Generated = Static<typeof GenerateWalletsResponseSchema>;
+
+/** An answer that was not 2xx: the problem's `detail` is what the person reads. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    /** Retry-After of a 429 or 503, in seconds. */
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(detail);
+  }
+}
+
+const API_KEY_STORAGE = 'cinder-api-key';
+
+/** The API key lives in this tab only (sessionStorage): closing the tab forgets it. */
+export const apiKey = {
+  get: (): string | null => sessionStorage.getItem(API_KEY_STORAGE),
+  set: (key: string) => sessionStorage.setItem(API_KEY_STORAGE, key),
+  clear: () => sessionStorage.removeItem(API_KEY_STORAGE),
+};
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  const key = apiKey.get();
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'Cinder could not be reached. Check the connection and try again.');
+  }
+  const text = await response.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: handled below
+  }
+  if (!response.ok) {
+    const problem = (json ?? {}) as { code?: unknown; detail?: unknown; title?: unknown };
+    const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : `The server answered ${response.status}.`;
+    const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+    throw new ApiError(response.status, typeof problem.code === 'string' ? problem.code : 'HTTP_ERROR', detail, Number.isFinite(retryAfter) ? retryAfter : null);
+  }
+  return json as T;
+}
+
+function query(params: Record<string, string | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) search.set(name, value);
+  return search.toString();
+}
+
+export const api = {
+  preview: (q: PreviewQuery) => call<Preview>('GET', `/api/reclaim_rent?${query(q)}`),
+  prepare: (body: PrepareRequest) => call<Prepared>('POST', '/api/reclaim_rent/prepare', body),
+  relay: (body: RelayRequest) => call<Relayed>('POST', '/api/transactions', body),
+  status: (signature: string) => call<TransactionStatus>('GET', `/api/transactions/${encodeURIComponent(signature)}`),
+  generate: (q: GenerateQuery) => call<Generated>('GET', `/api/generate_wallets?${query({ ...q })}`),
+};
+
+/** Wire bytes ↔ base64 (the API's form of a transaction). */
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}

@@ -1,0 +1,57 @@
+/**
+ * Browser wallets through the Wallet Standard: every wallet that registers itself (Phantom,
+ * Solflare, Backpack, …) and can connect and sign Solana transactions. The page hands the wallet
+ * wire bytes and gets signed wire bytes back; no key ever reaches the page.
+ */
+import { getWallets } from '@wallet-standard/app';
+import type { IdentifierString, Wallet, WalletAccount } from '@wallet-standard/base';
+import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
+import { SolanaSignTransaction, type SolanaSignTransactionFeature } from '@solana/wallet-standard-features';
+
+export type SigningWallet = Wallet & { features: StandardConnectFeature & SolanaSignTransactionFeature };
+
+export function canSign(wallet: Wallet): wallet is SigningWallet {
+  return StandardConnect in wallet.features && SolanaSignTransaction in wallet.features && wallet.chains.some((chain) => chain.startsWith('solana:'));
+}
+
+/** Calls `onChange` with the wallets that can sign now and whenever one registers or leaves; returns the unsubscribe. */
+export function watchWallets(onChange: (wallets: SigningWallet[]) => void): () => void {
+  const registry = getWallets();
+  const publish = () => onChange(registry.get().filter(canSign));
+  const offRegister = registry.on('register', publish);
+  const offUnregister = registry.on('unregister', publish);
+  publish();
+  return () => {
+    offRegister();
+    offUnregister();
+  };
+}
+
+/** standard:connect; the first Solana account the wallet grants. */
+export async function connect(wallet: SigningWallet): Promise<WalletAccount> {
+  const { accounts } = await wallet.features[StandardConnect].connect();
+  const account = accounts.find((a) => a.chains.some((chain) => chain.startsWith('solana:'))) ?? accounts[0];
+  if (!account) throw new Error(`${wallet.name} did not share an account.`);
+  return account;
+}
+
+/**
+ * One solana:signTransaction call with every transaction (the wallet shows one approval for all,
+ * where it can), the wire bytes returned in the same order.
+ */
+export async function signAll(wallet: SigningWallet, account: WalletAccount, transactions: Uint8Array[], chain: IdentifierString | null): Promise<Uint8Array[]> {
+  const inputs = transactions.map((transaction) => ({ account, transaction, ...(chain ? { chain } : {}) }));
+  const outputs = await wallet.features[SolanaSignTransaction].signTransaction(...inputs);
+  if (outputs.length !== transactions.length) throw new Error(`${wallet.name} returned ${outputs.length} of ${transactions.length} transactions.`);
+  return outputs.map((output) => output.signedTransaction);
+}
+
+/** The message part of a wire transaction (after the compact count and the 64-byte signatures). */
+export function messageOf(wire: Uint8Array): Uint8Array {
+  // Compact-u16 count: a transaction has at most a few signatures, so one or two bytes.
+  const first = wire[0] ?? 0;
+  const [count, header] = first < 0x80 ? [first, 1] : [(first & 0x7f) | ((wire[1] ?? 0) << 7), 2];
+  return wire.subarray(header + count * 64);
+}
+
+export const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
