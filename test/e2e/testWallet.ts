@@ -24,6 +24,8 @@ export interface TestWallet {
   mode: 'sign' | 'refuse';
   /** The inputs of every solana:signTransaction call, as base64 wire transactions. */
   calls: string[][];
+  /** Runs before the wallet answers a call (once; cleared after): a person slow to approve, say. */
+  beforeAnswer?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -69,6 +71,9 @@ export async function installTestWallet(page: Page, signer: KeyPairSigner): Prom
   const state: TestWallet = { mode: 'sign', calls: [] };
   await page.exposeFunction('cinderTestWalletSign', async (inputs: string[]) => {
     state.calls.push(inputs);
+    const beforeAnswer = state.beforeAnswer;
+    state.beforeAnswer = undefined;
+    await beforeAnswer?.();
     if (state.mode === 'refuse') throw new Error('User rejected the request.');
     const signed: string[] = [];
     for (const wire of inputs) {

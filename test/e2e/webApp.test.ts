@@ -346,6 +346,41 @@ describe('the web app with a browser wallet', () => {
     await s.check();
   });
 
+  it('a wallet slower to approve than a blockhash lives: nothing expired lands; prepared again, asked once more, saying why, then it lands once', { timeout: 300_000 }, async (context) => {
+    if (!needBrowser(context)) return;
+    const owner = await newOwner(1_000_000_000n);
+    const mint = await createTestMint(t.chain, funder);
+    const account = await createAta(t.chain, funder, owner.address, mint);
+    const rent = (await accountLamports(account))!;
+    const s = await open(owner);
+    // While the person "thinks", the chain moves 200 slots: the prepared blockhash (150 slots) expires.
+    // When the wallet is asked again, the page says why while it waits for the approval.
+    let saidWhy = false;
+    s.wallet.beforeAnswer = async () => {
+      await rpcResult(t.chain.localnet.rpcUrl, 'localnet_warpSlots', [200]);
+      s.wallet.beforeAnswer = async () => {
+        await s.page.getByText(/took longer to approve than a transaction stays valid .*prepared the transactions again/).waitFor(WAIT);
+        saidWhy = true;
+      };
+    };
+    await connectWallet(s.page);
+    const before = await getLamports(t.chain, owner.address);
+    const signatures = await reclaimAndWait(s.page);
+    assert.equal(s.wallet.calls.length, 2, 'the wallet was asked once more');
+    assert.notDeepEqual(s.wallet.calls[1], s.wallet.calls[0], 'with newly prepared transactions');
+    assert.ok(saidWhy, 'the page said why it asked again');
+    // The page tells an expired blockhash by the time since prepare (45 s); a warp expires it without
+    // that time passing, so here the relay is what refuses it (400, nothing sent), and the page
+    // prepares again on that answer: one refused relay, one that lands.
+    assert.equal(s.relayPosts, 2);
+    // Chromium logs that refused relay (a 400) as a console error of its own; nothing else may be there.
+    assert.deepEqual(s.errors.splice(0), ['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    assert.equal(signatures.length, 1);
+    assert.equal(await accountLamports(account), null, 'closed');
+    assert.equal(await getLamports(t.chain, owner.address), before + rent - (await chainFees(signatures)), 'owner: rent − fees, charged once');
+    await s.check();
+  });
+
   it('a wallet with 0 SOL is sponsored, says so before signing; the owner gets rents − fees, the sponsor ends where it began', { timeout: 300_000 }, async (context) => {
     if (!needBrowser(context)) return;
     const owner = await newOwner(0n);
