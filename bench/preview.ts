@@ -14,8 +14,9 @@
  *      stall, and its memory (RSS after, peak RSS, heap).
  * Targets (issue 25): one preview ≤ 0.5 s; /health ≤ 200 ms throughout five at once.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { getAddressDecoder } from '@solana/kit';
+import { ask, forkServer } from './childServer.ts';
 import type { PreviewServerReady, PreviewServerStats } from './previewServer.ts';
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
@@ -25,28 +26,8 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const addressDecoder = getAddressDecoder();
 const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, delay));
 
-function startServer(): Promise<{ child: ChildProcess; ready: PreviewServerReady }> {
-  const child = fork(new URL('./previewServer.ts', import.meta.url).pathname, [], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: ['--import', 'tsx', ...process.execArgv.filter((a) => a.startsWith('--cpu-prof'))],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: PreviewServerReady) => resolve({ child, ready: message }));
-    child.once('exit', (code, signal) => reject(new Error(`the bench server exited (code ${code}, signal ${signal})`)));
-  });
-}
-
-function ask<T>(child: ChildProcess, type: 'reset' | 'stats'): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (message: { type: string }) => {
-      if (message.type !== type) return;
-      child.off('message', on);
-      resolve(message as T);
-    };
-    child.on('message', on);
-    child.send({ type });
-  });
-}
+const startServer = () =>
+  forkServer<PreviewServerReady>(new URL('./previewServer.ts', import.meta.url), ['--import', 'tsx', ...process.execArgv.filter((a) => a.startsWith('--cpu-prof'))]);
 
 /** One request, timed; the body is read to the end. */
 async function timed(url: string): Promise<{ ms: number; status: number; body: string }> {

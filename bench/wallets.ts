@@ -14,12 +14,12 @@
  *   5. vanity search keys/s (a search that cannot succeed, answered 422 with keysTried).
  * Prints a table and the two targets: ≥ 10× the baseline, ≥ 60% of raw keygen × cores.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, get } from 'node:http';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { ask, forkServer } from './childServer.ts';
 import type { ServerReady, ServerStats } from './walletsServer.ts';
 
 const REPS = 3;
@@ -32,25 +32,7 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
 // ---------------------------------------------------------------- the server process
 
-function startServer(): Promise<{ child: ChildProcess; ready: ServerReady }> {
-  const child = fork(new URL('./walletsServer.ts', import.meta.url).pathname, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: ServerReady) => resolve({ child, ready: message }));
-    child.once('exit', (code, signal) => reject(new Error(`the bench server exited (code ${code}, signal ${signal})`)));
-  });
-}
-
-function ask<T>(child: ChildProcess, type: 'reset' | 'stats'): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (message: { type: string }) => {
-      if (message.type !== type) return;
-      child.off('message', on);
-      resolve(message as T);
-    };
-    child.on('message', on);
-    child.send({ type });
-  });
-}
+const startServer = () => forkServer<ServerReady>(new URL('./walletsServer.ts', import.meta.url));
 
 // ---------------------------------------------------------------- raw libsodium keygen
 
