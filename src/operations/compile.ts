@@ -100,6 +100,13 @@ function feeUpperBound(signatures: number, share: bigint): bigint {
 /** At any compute-unit limit up to this, price × limit (rounded up) gives back the whole priority share. */
 const SHARE_EXACT_LIMIT = 1_000_000;
 
+/** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
+function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
+  const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
+  const feeLamports = BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
+  return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
+}
+
 /**
  * A preview's transaction priced without a simulation, for the fee the simulated one pays: the
  * base fee of each signature plus its whole priority share. The price is computed for a limit of
@@ -107,12 +114,8 @@ const SHARE_EXACT_LIMIT = 1_000_000;
  * small part of it), so the fee, and the preview's net, are those of the reclaim. Only the limit
  * is an estimate, and a preview never sends it.
  */
-function priceWithoutSimulation(transaction: PlannedTransaction, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
-  const computeUnitLimit = Math.min(transaction.computeUnitEstimate, SHARE_EXACT_LIMIT);
-  const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
-  const feeLamports = BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
-  return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
-}
+const priceWithoutSimulation = (transaction: PlannedTransaction, share: bigint, signatures: number, sponsored: boolean) =>
+  pricedAt(transaction, Math.min(transaction.computeUnitEstimate, SHARE_EXACT_LIMIT), share, signatures, sponsored);
 
 /**
  * Simulations of one plan in flight at once: a wallet of thousands of accounts is a hundred
@@ -155,10 +158,7 @@ async function priceTransactions(
       if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
       const computeUnitLimit =
         simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed);
-      const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
-      const feeLamports =
-        BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
-      return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
+      return pricedAt(transaction, computeUnitLimit, share, signatures, sponsored);
     },
   );
 }
