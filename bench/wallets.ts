@@ -11,8 +11,15 @@
  *   3. /health latency (p99) while n = 10,000 requests are in flight, and the server's event-loop
  *      delay; the server's peak RSS;
  *   4. inline vs pool throughput for small n (where the crossover is);
- *   5. vanity search keys/s (a search that cannot succeed, answered 422 with keysTried).
- * Prints a table and the two targets: ≥ 10× the baseline, ≥ 60% of raw keygen × cores.
+ *   5. vanity search keys/s (a search that cannot succeed, answered 422 with keysTried);
+ *   6. vanity keys/s per core against raw keygen, side by side in this process (one worker thread
+ *      each, in turn): crypto_sign_seed_keypair on seeds drawn 128 at a time and nothing else, the
+ *      search slice itself (generate.ts, numeric matcher), and the search as it was before
+ *      (crypto_sign_keypair, base58 of every address, compare);
+ *   7. n = 1,000,000 streamed (Accept: application/x-ndjson) through HTTP, plain and hd: wallets/s
+ *      and the server's RSS sampled every 250 ms, next to the JSON answer's n = 10,000 rate.
+ * Prints a table and the targets: ≥ 10× the baseline, ≥ 60% of raw keygen × cores, vanity ≥ 90%
+ * of raw keygen per core.
  */
 import { Agent, get } from 'node:http';
 import { createRequire } from 'node:module';
@@ -64,6 +71,127 @@ async function rawKeygenRate(threads: number, ms: number): Promise<number> {
   );
   await Promise.all(workers.map((w) => w.terminate()));
   return rates.reduce((a, b) => a + b, 0);
+}
+
+// ---------------------------------------------------------------- vanity per core vs raw keygen
+
+const PER_CORE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const sodium = require(workerData.sodium);
+(async () => {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const generate = await import(workerData.generate);
+  const base58 = await import(workerData.base58);
+  const pk = Buffer.alloc(32), sk = sodium.sodium_malloc(64), seeds = sodium.sodium_malloc(32 * 128);
+  const views = Array.from({ length: 128 }, (_, i) => seeds.subarray(32 * i, 32 * i + 32));
+  const address = new Uint8Array(44), prefix = Uint8Array.from('1111', (c) => c.charCodeAt(0));
+  const loops = {
+    // Keygen and nothing else, on seeds drawn from the CSPRNG 128 at a time (as the search does).
+    raw(ms) {
+      const end = performance.now() + ms;
+      let n = 0;
+      while (performance.now() < end) { sodium.randombytes_buf(seeds); for (let r = 0; r < 128; r++) sodium.crypto_sign_seed_keypair(pk, sk, views[r]); n += 128; }
+      return n;
+    },
+    // The search slice the pool runs (numeric matcher), for a pattern no key of this run matches.
+    vanity(ms) {
+      const task = { kind: 'vanity', want: 1, prefix: '1111', suffix: '', ignoreCase: false, keygen: false, mnemonic: null, lines: false,
+        deadline: Date.now() + ms, sliceMs: ms, control: new SharedArrayBuffer(8) };
+      return generate.readBatch(generate.searchVanity(task)).tried;
+    },
+    // The search before: a fresh keypair (one getrandom each), base58 of every address, compare.
+    encodeEach(ms) {
+      const end = performance.now() + ms;
+      let n = 0;
+      while (performance.now() < end) {
+        for (let r = 0; r < 128; r++) {
+          sodium.crypto_sign_keypair(pk, sk);
+          base58.writeBase58Of32(sk, 32, address, 0);
+          let match = true;
+          for (let i = 0; match && i < 4; i++) match = address[i] === prefix[i];
+          sodium.sodium_memzero(sk);
+        }
+        n += 128;
+      }
+      return n;
+    },
+  };
+  for (const loop of Object.values(loops)) loop(300); // warm up
+  parentPort.on('message', ({ loop, ms }) => {
+    const start = performance.now();
+    const n = loops[loop](ms);
+    parentPort.postMessage(n / ((performance.now() - start) / 1000));
+  });
+  parentPort.postMessage('ready');
+})();
+`;
+
+type PerCoreLoop = 'raw' | 'vanity' | 'encodeEach';
+
+/** Keys/s of each loop on one worker thread of this process, in turn, `reps` times each (medians). */
+async function perCoreRates(reps: number, ms: number): Promise<Record<PerCoreLoop, number>> {
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(PER_CORE_WORKER, {
+    eval: true,
+    execArgv: [],
+    workerData: {
+      sodium: require.resolve('sodium-native'),
+      generate: new URL('../src/wallets/generate.ts', import.meta.url).href,
+      base58: new URL('../src/wallets/base58.ts', import.meta.url).href,
+    },
+  });
+  const next = () => new Promise<unknown>((resolve, reject) => worker.once('message', resolve).once('error', reject));
+  await next(); // ready
+  const rates: Record<PerCoreLoop, number[]> = { raw: [], vanity: [], encodeEach: [] };
+  for (let rep = 0; rep < reps; rep++) {
+    for (const loop of ['raw', 'vanity', 'encodeEach'] as const) {
+      const answer = next();
+      worker.postMessage({ loop, ms });
+      rates[loop].push((await answer) as number);
+    }
+  }
+  await worker.terminate();
+  return { raw: median(rates.raw), vanity: median(rates.vanity), encodeEach: median(rates.encodeEach) };
+}
+
+// ---------------------------------------------------------------- streamed
+
+interface StreamRun {
+  lines: number;
+  walletsPerSec: number;
+  rssMin: number;
+  rssMax: number;
+  samples: number;
+}
+
+/** GET …?n=N (and `extra`) as application/x-ndjson, counting lines; the server's RSS sampled every 250 ms meanwhile. */
+async function streamed(base: string, child: Parameters<typeof ask>[0], n: number, extra = ''): Promise<StreamRun> {
+  const rss: number[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      rss.push((await ask<ServerStats>(child, 'stats')).rss);
+      await sleep(250);
+    }
+  })();
+  const started = performance.now();
+  const lines = await new Promise<number>((resolve, reject) => {
+    get(`${base}/api/generate_wallets?n=${n}${extra}`, { headers: { accept: 'application/x-ndjson' } }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`streamed n=${n}: HTTP ${res.statusCode}`));
+      let count = 0;
+      res.on('data', (chunk: Buffer) => {
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) count++;
+      });
+      res.on('end', () => resolve(count));
+    }).on('error', reject);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  sampling = false;
+  await sampler;
+  const wallets = extra.includes('hd=') ? lines - 1 : lines;
+  if (wallets !== n) throw new Error(`streamed n=${n}: ${wallets} wallet lines`);
+  return { lines, walletsPerSec: n / seconds, rssMin: Math.min(...rss), rssMax: Math.max(...rss), samples: rss.length };
 }
 
 // ---------------------------------------------------------------- HTTP load
@@ -230,6 +358,18 @@ async function main(): Promise<void> {
     const keysPerSec = vanityBody.keysTried / (ready.vanityTimeoutMs / 1000);
     console.log(`${fmt(keysPerSec)} keys/s (${fmt(vanityBody.keysTried)} in ${ready.vanityTimeoutMs} ms; answered after ${fmt(vanityMs)} ms)`);
 
+    process.stdout.write('\nvanity keys/s per core vs raw keygen (one worker thread each, in turn, median of 3 × 2 s)… ');
+    const perCore = await perCoreRates(3, 2000);
+    console.log(`raw ${fmt(perCore.raw)}/s, search ${fmt(perCore.vanity)}/s, search as before ${fmt(perCore.encodeEach)}/s`);
+
+    const streamRuns: Record<string, StreamRun> = {};
+    for (const [name, extra] of [['plain', ''], ['hd=12', '&hd=12']] as const) {
+      process.stdout.write(`streamed n=1,000,000 ${name}… `);
+      streamRuns[name] = await streamed(ready.cinder, child, 1_000_000, extra);
+      const r = streamRuns[name]!;
+      console.log(`${fmt(r.walletsPerSec)} wallets/s, server RSS ${mib(r.rssMin)}–${mib(r.rssMax)} over ${r.samples} samples`);
+    }
+
     // ------------------------------------------------------------ report
     const med = (impl: 'cinder' | 'baseline', n: number) => median(runs[impl][n]!.map((r) => r.walletsPerSec));
     console.log('\n| n | Cinder wallets/s | baseline wallets/s | Cinder / baseline |');
@@ -249,6 +389,16 @@ async function main(): Promise<void> {
       `server RSS: ${mib(idle.rss)} idle after start (app ×3 + local chain); peak ${mib(peakAfterCinder)} after the Cinder runs, ${mib(peakAfterAll)} after the baseline runs`,
     );
     console.log(`vanity: ${fmt(keysPerSec)} keys/s on ${ready.threads} threads`);
+    console.log(
+      `vanity per core: ${fmt(perCore.vanity)} keys/s = ${((perCore.vanity / perCore.raw) * 100).toFixed(1)}% of raw keygen on the same thread (${fmt(perCore.raw)}/s); ` +
+        `encoding every address as before: ${fmt(perCore.encodeEach)}/s (${((perCore.encodeEach / perCore.raw) * 100).toFixed(1)}%)`,
+    );
+    for (const [name, r] of Object.entries(streamRuns)) {
+      console.log(
+        `streamed n=1,000,000 ${name}: ${fmt(r.walletsPerSec)} wallets/s (JSON n=10,000 in this run: ${fmt(cinder10k)}/s; raw keygen × cores ${fmt(target)}/s); ` +
+          `server RSS ${mib(r.rssMin)}–${mib(r.rssMax)} while streaming (idle ${mib(idle.rss)})`,
+      );
+    }
     console.log('\nTargets (n = 10,000 through HTTP):');
     const ratioBaseline = cinder10k / med('baseline', 10_000);
     const ratioRaw = cinder10k / target;
@@ -256,6 +406,8 @@ async function main(): Promise<void> {
     console.log(`  ≥ 10× baseline:               ${ratioBaseline.toFixed(1)}×  ${ratioBaseline >= 10 ? 'met' : 'NOT met'}`);
     console.log(`  ≥ 60% of raw keygen × cores:  ${(ratioRaw * 100).toFixed(0)}%  ${ratioRaw >= 0.6 ? 'met' : 'NOT met'}`);
     console.log(`  /health p99 < 20 ms:          ${healthP99.toFixed(1)} ms  ${healthP99 < 20 ? 'met' : 'NOT met'}`);
+    const vanityRatio = perCore.vanity / perCore.raw;
+    console.log(`  vanity ≥ 90% of raw per core: ${(vanityRatio * 100).toFixed(1)}%  ${vanityRatio >= 0.9 ? 'met' : 'NOT met'}`);
     console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     stopping = true;

@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   MAX_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   MAX_MNEMONIC_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   MAX_VANITY_LENGTH: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  MAX_WALLETS_STREAMED: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Largest n of a streamed (application/x-ndjson) generate_wallets answer' })),
   API_KEYS: Type.Optional(Type.String()),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
@@ -36,6 +37,7 @@ const EnvSchema = Type.Object({
   MAX_CONNECTIONS_PER_CLIENT: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Open connections from one address, at most' })),
   BURN_DEADLINE_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   VANITY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
+  VANITY_MAX_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Longest streamed vanity search' })),
   REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'A request (headers and body) must arrive within this time, else 408' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
@@ -70,6 +72,8 @@ export interface Config {
   readonly maxWalletsPerRequest: number;
   readonly maxMnemonicWalletsPerRequest: number;
   readonly maxVanityLength: number;
+  /** Largest n of a streamed answer (Accept: application/x-ndjson): it is written as it is made, so memory does not grow with n. */
+  readonly maxWalletsStreamed: number;
   /** Raw entries: a plain key, or `sha256:<hex>` of a key. */
   readonly apiKeys: readonly string[];
   readonly metricsToken: string | undefined;
@@ -86,6 +90,8 @@ export interface Config {
   readonly maxConnectionsPerClient: number;
   readonly burnDeadlineMs: number;
   readonly vanityTimeoutMs: number;
+  /** A streamed vanity search (no 30 s answer to wait for: progress lines) runs at most this long. */
+  readonly vanityMaxMs: number;
   /** Headers and body of a request must have arrived this long after it started, else 408 and the connection is closed. */
   readonly requestTimeoutMs: number;
   /** Passed to Fastify's `trustProxy`: false, true, a hop count, or a list of addresses/CIDRs. */
@@ -188,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxWalletsPerRequest: int(e.MAX_WALLETS_PER_REQUEST, 10_000),
     maxMnemonicWalletsPerRequest: int(e.MAX_MNEMONIC_WALLETS_PER_REQUEST, 100),
     maxVanityLength: int(e.MAX_VANITY_LENGTH, 4),
+    maxWalletsStreamed: int(e.MAX_WALLETS_STREAMED, 1_000_000),
     apiKeys: Object.freeze(apiKeys),
     metricsToken: e.METRICS_TOKEN,
     redisUrl: e.REDIS_URL,
@@ -203,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxConnectionsPerClient: int(e.MAX_CONNECTIONS_PER_CLIENT, 128),
     burnDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
     vanityTimeoutMs: int(e.VANITY_TIMEOUT_MS, 30_000),
+    vanityMaxMs: int(e.VANITY_MAX_MS, 600_000),
     requestTimeoutMs: int(e.REQUEST_TIMEOUT_MS, 10_000),
     trustProxy: toTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL ?? 'info',

@@ -4,6 +4,8 @@
  *   cinder serve                       the server, as `npm start`
  *   cinder wallets -n N [--out FILE] [--format json|csv|keypair-files] [--mnemonic 12|24]
  *                  [--prefix P] [--suffix S] [--ignore-case]
+ *   cinder wallets --hd 12|24 -n N      (made on this machine: commands/derive.ts)
+ *   cinder derive --mnemonic-file F --count N [--from I] [--scheme phantom|ledger-live|keygen]
  *   cinder burn --mint M --priority-fee SOL (--key-file PATH | --key-env VAR)
  *   cinder status SIGNATURE
  * Client commands use the SDK (./index.js). Exit codes: 0 done, 1 failed (an error, or a burn that
@@ -18,7 +20,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair } from './index.js';
-import { quotedUnlessKey, type CommandContext } from './commands/context.ts';
+import { quotedUnlessKey, type CommandContext, type Progress } from './commands/context.ts';
+import { DERIVE_HELP, deriveCommand, hdWalletsCommand } from './commands/derive.ts';
 import { RECLAIM_HELP, reclaimCommand } from './commands/reclaim.ts';
 import { prepareBurnCommand, RELAY_HELP, relayCommand } from './commands/relay.ts';
 
@@ -62,6 +65,15 @@ const COMMAND_OPTIONS = {
     prefix: { type: 'string' },
     suffix: { type: 'string' },
     'ignore-case': { type: 'boolean' },
+    hd: { type: 'string' },
+  },
+  derive: {
+    'mnemonic-file': { type: 'string' },
+    count: { type: 'string' },
+    from: { type: 'string' },
+    scheme: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string', short: 'o' },
   },
   burn: {
     mint: { type: 'string' },
@@ -110,7 +122,9 @@ Commands:
       [--mnemonic 12|24]       also a BIP39 phrase per wallet (json: "mnemonic"; csv: a third column)
       [--prefix P] [--suffix S] [--ignore-case]
                                vanity addresses that start / end with these base58 characters
-  burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)
+  wallets --hd 12|24 -n N    A new BIP39 phrase and its first N wallets (m/44'/501'/i'/0', as Phantom shows them),
+                             made on this machine (no server): {"mnemonic":...,"wallets":[...],"keypairs":[...]}
+${DERIVE_HELP}  burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)
                              Burn the whole balance of MINT held by the key and reclaim the account rent.
                              The key is read from a file (solana-keygen JSON array or base58 text) or from an
                              environment variable, never from an argument (it would land in shell history).
@@ -236,12 +250,7 @@ async function patiently<T>(io: CliIo, limits: RetryLimits, call: () => Promise<
 
 type WalletFormat = 'json' | 'csv' | 'keypair-files';
 
-interface Progress {
-  update(done: number): void;
-  stop(): void;
-}
-
-async function progressBar(io: CliIo, total: number): Promise<Progress> {
+async function progressBar(io: CliIo, total: number, what = 'wallets'): Promise<Progress> {
   const none = { update() {}, stop() {} };
   if (!io.stderr.isTTY) return none;
   // cli-progress (a dependency) is loaded only when there is a terminal to draw on; an install
@@ -254,13 +263,17 @@ async function progressBar(io: CliIo, total: number): Promise<Progress> {
     throw error;
   }
   const bar = new cliProgress.SingleBar(
-    { stream: io.stderr, format: 'wallets [{bar}] {percentage}% | {value}/{total} | {duration_formatted}', hideCursor: true, fps: 10 },
+    { stream: io.stderr, format: `${what} [{bar}] {percentage}% | {value}/{total} | {duration_formatted}`, hideCursor: true, fps: 10 },
     cliProgress.Presets.shades_classic,
   );
   bar.start(total, 0);
+  let stopped = false;
   return {
     update: (done) => bar.update(done),
-    stop: () => bar.stop(),
+    stop: () => {
+      if (!stopped) bar.stop();
+      stopped = true;
+    },
   };
 }
 
@@ -491,6 +504,7 @@ function commandContext(values: Record<string, unknown>, io: CliIo, positionals:
     patiently: (call) => patiently(io, CALL_RETRIES, call),
     usage: (message) => new UsageError(message),
     fail: (message, exitCode) => new CliError(message, exitCode),
+    progress: (total, what) => progressBar(io, total, what),
   };
 }
 
@@ -533,7 +547,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return new Promise<number>(() => {});
       case 'wallets':
         if (parsed.rest.length > 0) throw new UsageError('wallets takes no positional arguments (use -n N)');
+        if (values.hd !== undefined) return await hdWalletsCommand(commandContext(values, io, parsed.rest), positiveInteger(stringOption(values, 'n'), '-n'));
         return await wallets(values, io);
+      case 'derive':
+        return await deriveCommand(commandContext(values, io, parsed.rest));
       case 'burn':
         if (values.owner !== undefined || values.unsigned !== undefined) return await prepareBurnCommand(commandContext(values, io, parsed.rest));
         return await burn(values, io, parsed.rest);

@@ -44,6 +44,7 @@ import type { Metrics } from '../metrics.ts';
 import { throttledLog } from '../store/redis.ts';
 import type { WindowCounter } from '../store/windowCounter.ts';
 import { isApiRequest } from './auth.ts';
+import { maxWalletsOf } from './routes/generateWallets.ts';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -59,7 +60,7 @@ declare module 'fastify' {
 }
 
 export interface RateLimitDeps {
-  config: Pick<Config, 'rateLimit' | 'rateLimitStatusPerMin' | 'rateLimitPreviewPerMin' | 'maxWalletsPerRequest'>;
+  config: Pick<Config, 'rateLimit' | 'rateLimitStatusPerMin' | 'rateLimitPreviewPerMin' | 'maxWalletsPerRequest' | 'maxWalletsStreamed'>;
   logger: Logger;
   metrics: Metrics;
   /** Shared counters; null: this process's memory. */
@@ -237,8 +238,9 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
   // the route will refuse (bad n) are left to it and use nothing.
   app.addHook('preHandler', async (request, reply) => {
     if (request.routeOptions.url !== '/api/generate_wallets' || request.validationError) return;
-    const n = Number((request.query as { n?: unknown }).n);
-    if (!Number.isSafeInteger(n) || n < 1 || n > config.maxWalletsPerRequest) return;
+    const query = request.query as { n?: unknown; prefix?: unknown; suffix?: unknown; mnemonic?: unknown };
+    const n = Number(query.n);
+    if (!Number.isSafeInteger(n) || n < 1 || n > maxWalletsOf(query, request.headers.accept, config)) return;
     const max = config.rateLimit.walletsPerMin;
     let taken: Awaited<ReturnType<WindowCounter['take']>>;
     try {

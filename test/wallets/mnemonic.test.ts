@@ -75,7 +75,7 @@ const SOLANA_VECTOR = {
   address: '5vftMkHL72JaJG6ExQfGAsT2uGVHpRR7oTNUPMs68Y2N',
 };
 
-describe('SLIP-0010 ed25519 (micro-key-producer) against the published vectors', () => {
+describe('SLIP-0010 ed25519 (src/wallets/mnemonic.ts) against the published vectors', () => {
   for (const vector of SLIP10_VECTORS) {
     for (const chain of vector.chains) {
       it(`seed ${vector.seed.slice(0, 8)}… m${chain.path.map((i) => `/${i}'`).join('')}`, () => {

@@ -29,6 +29,13 @@ export interface CommandContext {
   usage(message: string): Error;
   /** An error main() reports as a failure (exit 1, or the code given). */
   fail(message: string, exitCode?: number): Error;
+  /** A progress bar of `total` `what` on standard error when it is a terminal (else nothing); stop() may be called more than once. */
+  progress(total: number, what: string): Promise<Progress>;
+}
+
+export interface Progress {
+  update(done: number): void;
+  stop(): void;
 }
 
 export const EXIT_CODES = { OK: 0, FAILED: 1, USAGE: 2, PENDING: 3 } as const;

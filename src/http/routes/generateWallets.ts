@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import type { Config } from '../../config.ts';
-import { CinderError, type FieldProblem } from '../../errors.ts';
-import { validationToCinderError } from '../problem.ts';
-import type { GeneratedWallets } from '../../wallets/index.ts';
+import { CinderError, toProblem, type FieldProblem } from '../../errors.ts';
+import { toCinderError, validationToCinderError } from '../problem.ts';
+import type { GeneratedWallets, GenerateWalletsRequest, LineWriter, WalletGenerator } from '../../wallets/index.ts';
 
 const BASE58_CHAR = '[1-9A-HJ-NP-Za-km-z]';
 const BASE58_CHARS = 'base58 characters (1-9, A-Z and a-z except 0, O, I and l)';
@@ -26,12 +26,21 @@ export function generateWalletsQuerySchema(config: Config) {
     {
       n: Type.String({
         pattern: '^[1-9][0-9]*$',
-        description: `Number of wallets: a base-10 integer from 1 to ${config.maxWalletsPerRequest} (MAX_WALLETS_PER_REQUEST); at most ${config.maxMnemonicWalletsPerRequest} with mnemonic (MAX_MNEMONIC_WALLETS_PER_REQUEST). No sign, exponent, leading zero or space.`,
+        description:
+          `Number of wallets: a base-10 integer from 1 to ${config.maxWalletsPerRequest} (MAX_WALLETS_PER_REQUEST); at most ${config.maxMnemonicWalletsPerRequest} with mnemonic (MAX_MNEMONIC_WALLETS_PER_REQUEST). ` +
+          `Streamed (Accept: application/x-ndjson), plain and hd wallets: up to ${config.maxWalletsStreamed} (MAX_WALLETS_STREAMED). No sign, exponent, leading zero or space.`,
         examples: ['10'],
       }),
       mnemonic: Type.Optional(
         Type.Union([Type.Literal('12'), Type.Literal('24')], {
           description: "Also return a BIP39 mnemonic of 12 or 24 words for each wallet; the key is the one derived at m/44'/501'/0'/0', as in Phantom and Solflare.",
+        }),
+      ),
+      hd: Type.Optional(
+        Type.Union([Type.Literal('12'), Type.Literal('24')], {
+          description:
+            "One new BIP39 phrase of 12 or 24 words (`mnemonic` at the top of the answer) and n wallets derived from it at m/44'/501'/i'/0', i = 0 … n−1 " +
+            '(SLIP-0010 ed25519: the accounts Phantom, Solflare and Backpack show for that phrase); each keypair has its `path`. Not with mnemonic, prefix or suffix.',
         }),
       ),
       prefix: Type.Optional(vanity('starts with')),
@@ -55,6 +64,7 @@ const KeypairSchema = Type.Object({
     description: 'base58 of the 64-byte secret key (32-byte seed ‖ public key), the format Phantom and Solflare import and burn_tokens accepts as userPrivateKey',
   }),
   mnemonic: Type.Optional(Type.String({ description: "With mnemonic=12|24: the BIP39 phrase; m/44'/501'/0'/0' gives this keypair" })),
+  path: Type.Optional(Type.String({ description: "With hd=12|24: the derivation path of this keypair below the answer's mnemonic, m/44'/501'/i'/0'" })),
   secretKeyBytes: Type.Optional(
     Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), {
       minItems: 64,
@@ -65,13 +75,30 @@ const KeypairSchema = Type.Object({
 });
 
 export const GenerateWalletsResponseSchema = Type.Object({
+  mnemonic: Type.Optional(Type.String({ description: "With hd=12|24: the one BIP39 phrase every wallet is derived from (keypairs[i].path). Keep it: it restores all of them." })),
   wallets: Type.Array(Type.String(), { description: 'The n addresses; wallets[i] is keypairs[i].address' }),
   keypairs: Type.Array(KeypairSchema),
 });
 
+/**
+ * One line of the streamed answer (Accept: application/x-ndjson), newline-delimited JSON: the
+ * phrase first with hd, then one keypair per line; a vanity search also writes its progress about
+ * once a second and at the end; an error after the first line ends the stream with its problem.
+ */
+export const GenerateWalletsStreamLineSchema = Type.Union(
+  [
+    Type.Object({ mnemonic: Type.String({ description: 'hd: the first line, the phrase every wallet below is derived from' }) }),
+    KeypairSchema,
+    Type.Object({ keysTried: Type.Integer({ minimum: 0, description: 'Vanity: keys tried so far (about once a second, and once at the end)' }) }),
+    Type.Object({ error: Type.Ref('Problem', { description: 'The last line when the stream cannot finish (VANITY_TIMEOUT past VANITY_MAX_MS, …)' }) }),
+  ],
+  { description: 'One line of the application/x-ndjson answer' },
+);
+
 interface QueryString {
   n: string;
   mnemonic?: '12' | '24';
+  hd?: '12' | '24';
   prefix?: string;
   suffix?: string;
   ignoreCase?: 'true' | 'false';
@@ -88,6 +115,7 @@ interface AjvError {
 /** The rule of each other parameter, as its error message says it. */
 const FIELD_RULES: Readonly<Record<string, string>> = {
   mnemonic: 'must be 12 or 24',
+  hd: 'must be 12 or 24',
   ignoreCase: 'must be true or false',
   format: 'must be keygen',
 };
@@ -163,6 +191,91 @@ function sendWallets(reply: FastifyReply, result: GeneratedWallets) {
   return reply.send(Readable.from(result.parts, { objectMode: false }));
 }
 
+/**
+ * The largest n of a request: streamed plain and hd wallets cost no memory per wallet (up to
+ * MAX_WALLETS_STREAMED); the others keep MAX_WALLETS_PER_REQUEST (and mnemonic= its own limit,
+ * checked by the route). The wallets budget (rateLimit.ts) counts only what this admits.
+ */
+export function maxWalletsOf(
+  query: { prefix?: unknown; suffix?: unknown; mnemonic?: unknown },
+  accept: string | undefined,
+  config: Pick<Config, 'maxWalletsPerRequest' | 'maxWalletsStreamed'>,
+): number {
+  const streamable = acceptsNdjson(accept) && !query.prefix && !query.suffix && query.mnemonic === undefined;
+  return streamable ? Math.max(config.maxWalletsStreamed, config.maxWalletsPerRequest) : config.maxWalletsPerRequest;
+}
+
+/** True when the Accept header lists application/x-ndjson (with a q above 0): the streamed answer. */
+export function acceptsNdjson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((entry) => {
+    const [type, ...params] = entry.split(';').map((p) => p.trim().toLowerCase());
+    return type === 'application/x-ndjson' && !params.some((p) => /^q=0(\.0*)?$/.test(p));
+  });
+}
+
+const NDJSON_HEADERS = {
+  'content-type': 'application/x-ndjson; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/**
+ * The streamed answer: lines written to the socket as the generator makes them, each write
+ * awaited until the socket takes more (backpressure), each chunk wiped once flushed. Errors
+ * before the first line are the usual problem+json (the generator writes nothing before the
+ * request is admitted); after it, a last line `{"error":{…problem…}}` ends the stream. A client
+ * that leaves aborts the signal, which stops the work.
+ */
+async function streamAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  wallets: WalletGenerator,
+  generateRequest: GenerateWalletsRequest,
+  signal: AbortSignal,
+): Promise<FastifyReply> {
+  const res = reply.raw;
+  let lines = 0;
+  const write: LineWriter = (chunk) => {
+    if (lines === 0) {
+      // From here on the route writes the response itself (Fastify's onSend hooks do not run):
+      // the headers set so far (request id, rate limits) and those of every /api answer.
+      reply.hijack();
+      res.writeHead(200, { ...reply.getHeaders(), ...NDJSON_HEADERS } as Record<string, string | number | string[]>);
+    }
+    lines++;
+    if (res.destroyed || res.writableEnded) {
+      chunk.fill(0);
+      return Promise.resolve();
+    }
+    if (res.write(chunk, () => chunk.fill(0))) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done).off('close', done);
+        resolve();
+      };
+      res.once('drain', done).once('close', done);
+    });
+  };
+  try {
+    const { count, keysTried } = await wallets.stream(generateRequest, write);
+    res.end();
+    request.log.debug({ wallets: count, keysTried }, 'wallets streamed');
+  } catch (error) {
+    if (signal.aborted) {
+      request.log.info('client closed the connection during its wallets stream');
+      if (lines === 0) reply.hijack();
+      res.destroy();
+      return reply;
+    }
+    if (lines === 0) throw error;
+    const { cinderError, unexpected } = toCinderError(error);
+    if (unexpected) request.log.error({ err: error }, 'unexpected error during a wallets stream');
+    res.end(`${JSON.stringify({ error: toProblem(cinderError) })}\n`);
+  }
+  return reply;
+}
+
 const problem = Type.Ref('Problem');
 
 export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }: Pick<AppDeps, 'config' | 'wallets'>): void {
@@ -176,11 +289,20 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
       schema: {
         summary: 'Generate Solana wallets (ed25519 keypairs)',
         description:
-          'Keys come from the operating system CSPRNG (libsodium). Returns n addresses and their keypairs in the format Phantom imports; optionally BIP39 mnemonics, vanity addresses (like `solana-keygen grind`) and solana-keygen arrays. Responses carry `Cache-Control: no-store`; keys are never logged or stored.',
+          'Keys come from the operating system CSPRNG (libsodium). Returns n addresses and their keypairs in the format Phantom imports; optionally BIP39 mnemonics, ' +
+          'wallets derived from one new phrase (hd), vanity addresses (like `solana-keygen grind`) and solana-keygen arrays. Responses carry `Cache-Control: no-store`; keys are never logged or stored. ' +
+          'With `Accept: application/x-ndjson` the answer streams one JSON line per wallet as it is made (n up to MAX_WALLETS_STREAMED), and a vanity search streams its progress ' +
+          'and each match, for up to VANITY_MAX_MS while the client stays connected; an error after the first line is a last line `{"error": problem}`.',
         tags: ['wallets'],
         querystring: generateWalletsQuerySchema(config),
         response: {
-          200: GenerateWalletsResponseSchema,
+          200: {
+            description: 'The wallets: one JSON body, or with `Accept: application/x-ndjson` one JSON line each as they are made',
+            content: {
+              'application/json': { schema: GenerateWalletsResponseSchema },
+              'application/x-ndjson': { schema: GenerateWalletsStreamLineSchema },
+            },
+          },
           400: problem,
           401: problem,
           422: problem,
@@ -195,21 +317,30 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
         throw queryError((request.validationError as { validation?: AjvError[] }).validation ?? [], request.query as Record<string, unknown>, config);
       }
       const query = request.query as QueryString;
+      const streamed = acceptsNdjson(request.headers.accept);
       // The pattern guarantees digits only; more than 15 of them is out of range anyway.
       const n = query.n.length > 15 ? Infinity : Number(query.n);
-      if (n > config.maxWalletsPerRequest) throw invalid('n', nRuleBroken(query.n, config));
-      const mnemonic = query.mnemonic === undefined ? null : query.mnemonic === '12' ? 12 : 24;
-      if (mnemonic !== null && n > config.maxMnemonicWalletsPerRequest) {
-        throw invalid('n', `must be at most ${config.maxMnemonicWalletsPerRequest} with mnemonic (MAX_MNEMONIC_WALLETS_PER_REQUEST)`);
-      }
       const prefix = query.prefix ?? '';
       const suffix = query.suffix ?? '';
       const vanity = prefix !== '' || suffix !== '';
+      const maxWallets = maxWalletsOf(query, request.headers.accept, config);
+      if (n > maxWallets) {
+        throw invalid('n', maxWallets === config.maxWalletsPerRequest ? nRuleBroken(query.n, config) : `must be at most ${maxWallets} when streamed (MAX_WALLETS_STREAMED)`);
+      }
+      const mnemonic = query.mnemonic === undefined ? null : query.mnemonic === '12' ? 12 : 24;
+      const hd = query.hd === undefined ? null : query.hd === '12' ? 12 : 24;
+      if (mnemonic !== null && n > config.maxMnemonicWalletsPerRequest) {
+        throw invalid('n', `must be at most ${config.maxMnemonicWalletsPerRequest} with mnemonic (MAX_MNEMONIC_WALLETS_PER_REQUEST)`);
+      }
       if (prefix.length + suffix.length > config.maxVanityLength) {
         throw invalid(suffix ? 'suffix' : 'prefix', `and prefix together must have at most ${config.maxVanityLength} characters`);
       }
       if (query.ignoreCase !== undefined && !vanity) throw invalid('ignoreCase', 'applies only with prefix or suffix');
       if (mnemonic !== null && vanity) throw invalid('mnemonic', 'cannot be combined with prefix or suffix');
+      if (hd !== null && mnemonic !== null) {
+        throw invalid('hd', 'cannot be combined with mnemonic: hd wallets share the one phrase at the top of the answer, mnemonic gives each wallet its own');
+      }
+      if (hd !== null && vanity) throw invalid('hd', 'cannot be combined with prefix or suffix: derived addresses cannot be searched for');
 
       const abort = new AbortController();
       const onClose = () => {
@@ -217,16 +348,27 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
       };
       reply.raw.once('close', onClose);
       const started = performance.now();
+      const generateRequest: GenerateWalletsRequest = {
+        n,
+        mnemonic,
+        hd,
+        keygen: query.format === 'keygen',
+        vanity: vanity ? { prefix, suffix, ignoreCase: query.ignoreCase === 'true' } : null,
+        signal: abort.signal,
+        client: request.cinderClient,
+        // A streamed search has no answer to hold back: it runs while the client stays, up to VANITY_MAX_MS.
+        ...(streamed ? { vanityTimeoutMs: config.vanityMaxMs } : {}),
+      };
+      if (streamed) {
+        try {
+          return await streamAnswer(request, reply, wallets, generateRequest, abort.signal);
+        } finally {
+          reply.raw.off('close', onClose);
+        }
+      }
       let result: GeneratedWallets;
       try {
-        result = await wallets.generate({
-          n,
-          mnemonic,
-          keygen: query.format === 'keygen',
-          vanity: vanity ? { prefix, suffix, ignoreCase: query.ignoreCase === 'true' } : null,
-          signal: abort.signal,
-          client: request.cinderClient,
-        });
+        result = await wallets.generate(generateRequest);
       } catch (error) {
         if (!abort.signal.aborted) throw error;
         request.log.info('client closed the connection before its wallets were ready');
