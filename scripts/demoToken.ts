@@ -50,7 +50,7 @@ import {
   getMintSize as getMint2022Size,
   TOKEN_2022_PROGRAM_ADDRESS,
 } from '@solana-program/token-2022';
-import { createTestKey } from '../test/helpers/keys.ts';
+import { createTestKey } from '@cinder/testkit';
 
 const rpcUrl = process.env.LOCALNET_RPC_URL || 'http://127.0.0.1:8899';
 const cinderUrl = (process.env.CINDER_URL || `http://127.0.0.1:${process.env.PORT || '8080'}`).replace(/\/+$/, '');

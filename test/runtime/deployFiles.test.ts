@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '@cinder/service';
 import { PRODUCTION_BUILD } from '../../scripts/checkDeploy.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

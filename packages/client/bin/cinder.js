@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /* global process, URL */
 /**
- * The `cinder` command (and `npm start`, which runs `cinder serve`). Plain JavaScript, so that it
- * runs as installed, from either form of Cinder:
+ * The `cinder` command. Plain JavaScript, so that it runs as installed, from either form of Cinder:
  * - a checkout with its development dependencies (`npm ci`): the TypeScript sources in src/,
  *   through tsx, so what runs is always what the sources say (a dist/ left by an older build is
  *   ignored);
@@ -25,9 +24,9 @@ async function loadCli() {
   const tsx = await loadTsx();
   if (tsx) {
     tsx.register();
-    return import('../src/client/cli.ts');
+    return import('../src/cli.ts');
   }
-  const built = new URL('../dist/client/cli.js', import.meta.url);
+  const built = new URL('../dist/cli.js', import.meta.url);
   if (existsSync(built)) return import(built.href);
   process.stderr.write(
     'cinder: nothing to run: this install has neither the development dependencies (run `npm ci`) nor a build (run `npm ci && npm run build`, then `npm ci --omit=dev` for production)\n',

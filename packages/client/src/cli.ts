@@ -543,7 +543,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
           throw new UsageError('serve takes no arguments; configure it with environment variables (HOST, PORT, SOLANA_RPC_URL, …, see the README)');
         }
         // The server reads its configuration from the environment and runs until SIGTERM/SIGINT.
-        await import('../server.ts');
+        await import('@cinder/service');
         return new Promise<number>(() => {});
       case 'wallets':
         if (parsed.rest.length > 0) throw new UsageError('wallets takes no positional arguments (use -n N)');

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { address, type Signature } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { rpcResult } from './rawRpc.ts';
+import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 
 const confirmed = [{ commitment: 'confirmed' }];
 

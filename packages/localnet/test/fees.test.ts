@@ -24,7 +24,7 @@ import {
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createFundedSigner, getLamports, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createFundedSigner, getLamports, startTestChain, type TestChain } from '@cinder/testkit';
 
 let chain: TestChain;
 let payer: KeyPairSigner;

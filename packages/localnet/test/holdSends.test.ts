@@ -21,8 +21,8 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createFundedSigner, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { rpcCall, rpcResult } from './rawRpc.ts';
+import { createFundedSigner, startTestChain, type TestChain } from '@cinder/testkit';
+import { rpcCall, rpcResult } from '@cinder/testkit';
 
 /** Long enough that a status query right after the send certainly comes back within it. */
 const LONG_HOLD_MS = 5_000;

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
 
 function run(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -27,7 +27,7 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 }
 
 test('after close() nothing keeps the process alive (timer, keep-alive HTTP, open WebSockets)', async (t) => {
-  const proc = run(['test/localnet/fixtures/closeLetsProcessExit.ts']);
+  const proc = run(['test/fixtures/closeLetsProcessExit.ts']);
   t.after(() => proc.child.kill('SIGKILL'));
   await within(
     (async () => {
@@ -44,14 +44,14 @@ test('after close() nothing keeps the process alive (timer, keep-alive HTTP, ope
 });
 
 test('npm run localnet: rejects a bad LOCALNET_PORT', async (t) => {
-  const proc = run(['src/localnet/main.ts'], { LOCALNET_PORT: '8899x' });
+  const proc = run(['src/main.ts'], { LOCALNET_PORT: '8899x' });
   t.after(() => proc.child.kill('SIGKILL'));
   assert.equal(await within(proc.exited, 20_000, 'main'), 1);
-  assert.match(proc.output().stderr, /LOCALNET_PORT must be an integer from 0 to 65534 .*got "8899x"/);
+  assert.match(proc.output().stderr, /The port \(--port or LOCALNET_PORT\) must be an integer from 0 to 65534 .*got "8899x"/);
 });
 
 test('npm run localnet: prints both URLs and stops on SIGTERM', async (t) => {
-  const proc = run(['src/localnet/main.ts'], { LOCALNET_PORT: '0' });
+  const proc = run(['src/main.ts'], { LOCALNET_PORT: '0' });
   t.after(() => proc.child.kill('SIGKILL'));
   await within(
     (async () => {

@@ -10,8 +10,8 @@ import { after, before, test } from 'node:test';
 import type { Connection } from '@solana/web3.js';
 import { generateKeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { rpcResult } from './rawRpc.ts';
+import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 import { closeConnections, openConnection } from './web3Client.ts';
 
 const DEADLINE_MS = 120_000;

@@ -11,8 +11,8 @@ import {
   type Rpc,
   type SolanaRpcApi,
 } from '@solana/kit';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
-import { postRaw, rpcCall, rpcResult } from './rawRpc.ts';
+import { startLocalnet, type Localnet } from '../src/index.ts';
+import { postRaw, rpcCall, rpcResult } from '@cinder/testkit';
 
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';

@@ -29,8 +29,8 @@ import {
   tokenMetadataUpdateFieldWithRentTransfer,
   updateMultiplier,
 } from '@solana/spl-token';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
-import { rpcResult } from './rawRpc.ts';
+import { startLocalnet, type Localnet } from '../src/index.ts';
+import { rpcResult } from '@cinder/testkit';
 import { closeConnections, openConnection } from './web3Client.ts';
 
 let localnet: Localnet;

@@ -28,8 +28,8 @@ import {
   setCloseAuthority,
   startTestChain,
   type TestChain,
-} from '../helpers/localChain.ts';
-import { rpcCall, rpcResult } from './rawRpc.ts';
+} from '@cinder/testkit';
+import { rpcCall, rpcResult } from '@cinder/testkit';
 
 const TOKEN_2022 = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 const NATIVE_MINT = address('So11111111111111111111111111111111111111112');

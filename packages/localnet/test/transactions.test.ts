@@ -31,8 +31,8 @@ import {
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createFundedSigner, getLamports, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { rpcCall, rpcResult } from './rawRpc.ts';
+import { createFundedSigner, getLamports, startTestChain, type TestChain } from '@cinder/testkit';
+import { rpcCall, rpcResult } from '@cinder/testkit';
 
 let chain: TestChain;
 let payer: KeyPairSigner;

@@ -17,13 +17,13 @@ import {
 } from '@solana/kit';
 import { getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { Chain } from '../../src/localnet/chain.ts';
-import { epochPosition } from '../../src/localnet/epochs.ts';
-import { stringifyJson } from '../../src/localnet/json.ts';
-import { uiAmountString } from '../../src/localnet/jsonParsed.ts';
-import { simulateTransaction, submitTransaction } from '../../src/localnet/transactions.ts';
-import { transactionErrorMessage } from '../../src/localnet/txErrors.ts';
-import { parseWireTransaction, WireError } from '../../src/localnet/wire.ts';
+import { Chain } from '../src/chain.ts';
+import { epochPosition } from '../src/epochs.ts';
+import { stringifyJson } from '../src/json.ts';
+import { uiAmountString } from '../src/jsonParsed.ts';
+import { simulateTransaction, submitTransaction } from '../src/transactions.ts';
+import { transactionErrorMessage } from '../src/txErrors.ts';
+import { parseWireTransaction, WireError } from '../src/wire.ts';
 
 test('stringifyJson writes bigint as bare integers and otherwise matches JSON.stringify', () => {
   assert.equal(stringifyJson({ a: 18446744073709551615n, b: [1n, undefined, 'x'], c: undefined, d: null, e: 0.5 }), '{"a":18446744073709551615,"b":[1,null,"x"],"d":null,"e":0.5}');

@@ -1,6 +1,6 @@
 /** web3.js v1 Connections to a test chain, closed with it. */
 import { Connection } from '@solana/web3.js';
-import type { Localnet } from '../../src/localnet/index.ts';
+import type { Localnet } from '../src/index.ts';
 
 const opened: Connection[] = [];
 

@@ -35,8 +35,8 @@ import {
   mintTo,
   transfer,
 } from '@solana/spl-token';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
-import { rpcResult } from './rawRpc.ts';
+import { startLocalnet, type Localnet } from '../src/index.ts';
+import { rpcResult } from '@cinder/testkit';
 import { closeConnections, openConnection } from './web3Client.ts';
 
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');

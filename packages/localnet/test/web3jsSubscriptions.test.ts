@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction, type Logs, type SlotUpdate } from '@solana/web3.js';
 import { WebSocket } from 'ws';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
-import { rpcResult } from './rawRpc.ts';
+import { startLocalnet, type Localnet } from '../src/index.ts';
+import { rpcResult } from '@cinder/testkit';
 import { closeConnections, openConnection } from './web3Client.ts';
 
 let localnet: Localnet;

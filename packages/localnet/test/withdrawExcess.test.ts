@@ -44,8 +44,8 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { getWithdrawExcessLamportsInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { getWithdrawExcessLamportsInstruction as getWithdrawExcessLamports2022 } from '@solana-program/token-2022';
 import { Rent } from 'litesvm';
-import { createAta, createFundedSigner, createTestMint, getLamports, sendInstructions, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, wrapSol } from '../helpers/tokenKinds.ts';
+import { createAta, createFundedSigner, createTestMint, getLamports, sendInstructions, startTestChain, type TestChain } from '@cinder/testkit';
+import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, wrapSol } from '@cinder/testkit';
 
 const EXCESS = 1_000_000n;
 const TOKEN_ACCOUNT_RENT = 2_039_280n; // 165 bytes

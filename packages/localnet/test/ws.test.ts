@@ -14,8 +14,8 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { WebSocket } from 'ws';
-import { createFundedSigner, startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { rpcResult } from './rawRpc.ts';
+import { createFundedSigner, startTestChain, type TestChain } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 
 interface Message {
   id?: number;

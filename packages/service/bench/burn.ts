@@ -37,8 +37,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createWalletGenerator } from '../src/wallets/index.ts';
 import { startRpcProxy, type RpcProxy } from '../test/chain/rpcProxy.ts';
-import { createTestKey } from '../test/helpers/keys.ts';
-import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '../test/helpers/localChain.ts';
+import { createTestKey } from '@cinder/testkit';
+import { createFundedSigner, sendInstructions, startTestChain, type TestChain } from '@cinder/testkit';
 
 const TIMING = process.env.BENCH_TIMING === 'local' ? 'local' : 'cluster';
 const PROVIDER_RPS = 20;

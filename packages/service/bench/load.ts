@@ -19,10 +19,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createSolanaRpc, createSolanaRpcSubscriptions, getBase58Decoder } from '@solana/kit';
-import { createAta, createFundedSigner, createTestMint, mintTokens, type TestChain } from '../test/helpers/localChain.ts';
-import { startTestRedis, type TestRedis } from '../test/helpers/redis.ts';
+import { createAta, createFundedSigner, createTestMint, mintTokens, type TestChain } from '@cinder/testkit';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
 const { values: args } = parseArgs({
   options: {
@@ -71,7 +72,7 @@ async function startTarget(): Promise<Target> {
     return { url: args.url, rpcUrl: args.rpc, wsUrl: ws.toString(), child: null, redis: null, output: () => '' };
   }
   const redis = args.redis ? await startTestRedis() : null;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../src/server.ts', import.meta.url))], {
     env: {
       ...process.env,
       PORT: String(await freePort()),

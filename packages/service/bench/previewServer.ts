@@ -15,7 +15,7 @@ import {
 import { buildApp } from '../src/app.ts';
 import { createChainAdapter } from '../src/chain/chainAdapter.ts';
 import { loadConfig } from '../src/config.ts';
-import { startLocalnet, type Localnet } from '../src/localnet/index.ts';
+import { startLocalnet, type Localnet } from '@cinder/localnet';
 import { createLogger } from '../src/logger.ts';
 import { createWalletGenerator } from '../src/wallets/index.ts';
 

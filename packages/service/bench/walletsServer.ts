@@ -14,7 +14,7 @@ import bs58 from 'bs58';
 import { buildApp, type CinderApp } from '../src/app.ts';
 import { createChainAdapter } from '../src/chain/chainAdapter.ts';
 import { loadConfig } from '../src/config.ts';
-import { startLocalnet } from '../src/localnet/index.ts';
+import { startLocalnet } from '@cinder/localnet';
 import { createLogger } from '../src/logger.ts';
 import { createWalletGenerator, type WalletGenerator } from '../src/wallets/index.ts';
 

@@ -5,7 +5,7 @@
 import { buildApp } from './app.ts';
 import { createChainAdapter } from './chain/chainAdapter.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { startLocalnet, type Localnet } from './localnet/index.ts';
+import { startLocalnet, type Localnet } from '@cinder/localnet';
 import { createLogger } from './logger.ts';
 import { createWalletGenerator } from './wallets/index.ts';
 import { loadSponsor } from './keys/sponsor.ts';

@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { buildApp, type CinderApp } from '../../src/app.ts';
-import { createChainAdapter, type ChainAdapterOptions } from '../../src/chain/chainAdapter.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import type { Sponsor } from '../../src/keys/sponsor.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createWalletGenerator } from '../../src/wallets/index.ts';
+import { buildApp, type CinderApp } from '@cinder/service';
+import { createChainAdapter, type ChainAdapterOptions } from '@cinder/service';
+import { loadConfig, type Config } from '@cinder/service';
+import type { Sponsor } from '@cinder/service';
+import { createLogger } from '@cinder/service';
+import { createWalletGenerator } from '@cinder/service';
 import { startTestChain, type TestChain } from './localChain.ts';
 
 /** SERVER_SECRET of every app createTestApp builds (spawned servers that share a Redis with them use it too). */

@@ -49,7 +49,7 @@ import {
   getTokenSize,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { startLocalnet, type Localnet } from '../../src/localnet/index.ts';
+import { startLocalnet, type Localnet } from '@cinder/localnet';
 import { createTestKey } from './keys.ts';
 
 export interface TestChain {

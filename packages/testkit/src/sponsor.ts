@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { airdropFactory, lamports } from '@solana/kit';
-import type { Config } from '../../src/config.ts';
-import { loadSponsor, type Sponsor } from '../../src/keys/sponsor.ts';
+import type { Config } from '@cinder/service';
+import { loadSponsor, type Sponsor } from '@cinder/service';
 import { createTestApp, type TestApp } from './app.ts';
 import { createTestKey } from './keys.ts';
 

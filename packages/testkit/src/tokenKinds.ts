@@ -4,7 +4,7 @@
  * a confidential balance, which needs zero-knowledge proofs and is written with the local chain's
  * test-only `localnet_setAccount`.
  */
-import { generateKeyPairSigner, getBase64Decoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, getAddressEncoder, getBase64Decoder, getProgramDerivedAddress, type Address, type KeyPairSigner } from '@solana/kit';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import {
   AccountState,
@@ -20,11 +20,12 @@ import {
   type ExtensionArgs,
 } from '@solana-program/token-2022';
 import { getApproveInstruction, getSyncNativeInstruction } from '@solana-program/token';
-import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { rpcResult } from './rawRpc.ts';
 import { createAta, sendInstructions, type TestChain } from './localChain.ts';
 
 export { TOKEN_2022_PROGRAM_ADDRESS };
+/** Wrapped SOL's mint (the SPL Token program's native mint). */
+export const NATIVE_MINT = 'So11111111111111111111111111111111111111112' as Address;
 
 /** A Token-2022 mint with the given extensions; `payer` is mint authority and extension authority. */
 export async function createMint2022(
@@ -138,4 +139,17 @@ export async function giveConfidentialExtension(chain: TestChain, account: Addre
     account,
     { lamports: Number(lamports), data: getBase64Decoder().decode(data), owner: TOKEN_2022_PROGRAM_ADDRESS, executable: false },
   ]);
+}
+
+/** The Metaplex Token Metadata program (not on the embedded chain: tests write its accounts directly). */
+export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s' as Address;
+
+/** The Metaplex metadata account of `mint`: the PDA of ["metadata", program, mint] under the program. */
+export async function metaplexMetadataAddress(mint: Address): Promise<Address> {
+  const encoder = getAddressEncoder();
+  const [address] = await getProgramDerivedAddress({
+    programAddress: TOKEN_METADATA_PROGRAM,
+    seeds: ['metadata', encoder.encode(TOKEN_METADATA_PROGRAM), encoder.encode(mint)],
+  });
+  return address;
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHmac, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import bs58 from 'bs58';
-import type { GeneratedWallets } from '../../src/wallets/index.ts';
+import type { GeneratedWallets } from '@cinder/service';
 
 export interface Keypair {
   address: string;

@@ -4,12 +4,12 @@
  * what the server validates and answers.
  */
 import type { Static } from 'typebox';
-import type { PreviewQuerySchema } from '../../src/http/routes/reclaimRent.ts';
-import type { PreviewSchema } from '../../src/http/routes/operationSchemas.ts';
-import type { PrepareReclaimRequestSchema, PrepareResponseSchema } from '../../src/http/routes/prepare.ts';
-import type { RelayRequestSchema, RelayResponseSchema } from '../../src/http/routes/relayTransactions.ts';
-import type { TransactionStatusSchema } from '../../src/http/routes/transactions.ts';
-import type { GenerateWalletsResponseSchema, generateWalletsQuerySchema } from '../../src/http/routes/generateWallets.ts';
+import type { PreviewQuerySchema } from '@cinder/service';
+import type { PreviewSchema } from '@cinder/service';
+import type { PrepareReclaimRequestSchema, PrepareResponseSchema } from '@cinder/service';
+import type { RelayRequestSchema, RelayResponseSchema } from '@cinder/service';
+import type { TransactionStatusSchema } from '@cinder/service';
+import type { GenerateWalletsResponseSchema, generateWalletsQuerySchema } from '@cinder/service';
 
 export type Preview = Static<typeof PreviewSchema>;
 export type AccountPreview = Preview['accounts'][number];

@@ -30,15 +30,15 @@ import {
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { extension, getInitializeMint2Instruction, getMintSize, getPostInitializeInstructionsForMintExtensions, getPreInitializeInstructionsForMintExtensions } from '@solana-program/token-2022';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { Sponsor } from '../../src/keys/sponsor.ts';
-import { metaplexMetadataAddress, TOKEN_METADATA_PROGRAM } from '../../src/operations/mintMetadata.ts';
-import { sol } from '../../web/src/format.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createSponsoredTestApp, type SponsoredTestApp } from '../helpers/sponsor.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions, type TestChain } from '../helpers/localChain.ts';
-import { TOKEN_2022_PROGRAM_ADDRESS } from '../helpers/tokenKinds.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import type { Sponsor } from '@cinder/service';
+import { metaplexMetadataAddress, TOKEN_METADATA_PROGRAM } from '@cinder/testkit';
+import { sol } from '../src/format.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createSponsoredTestApp, type SponsoredTestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions, type TestChain } from '@cinder/testkit';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 import { installTestWallet, TEST_WALLET_NAME, type TestWallet } from './testWallet.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

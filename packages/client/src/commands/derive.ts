@@ -11,7 +11,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { base58Encode } from '../../wallets/base58.ts';
+import { base58Encode } from '@cinder/service';
 import {
   accountPath,
   accountSeedInto,
@@ -21,7 +21,7 @@ import {
   solanaParentNode,
   type DerivationScheme,
   type MnemonicWords,
-} from '../../wallets/mnemonic.ts';
+} from '@cinder/service';
 import { EXIT_CODES, quotedUnlessKey, stringOption, write, type CommandContext } from './context.ts';
 
 export const DERIVE_HELP = `  derive --mnemonic-file FILE --count N

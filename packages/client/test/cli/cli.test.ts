@@ -10,8 +10,8 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { getAddressDecoder, getBase58Decoder } from '@solana/kit';
-import { createTestApp } from '../helpers/app.ts';
-import { startFormBServer, type FormBServer } from '../client/formBServer.ts';
+import { createTestApp } from '@cinder/testkit';
+import { startFormBServer, type FormBServer } from '../sdk/formBServer.ts';
 import { BIN, cinder, dir, holder, secrets, supplyOf, t, url, useCliApp, type Run } from './cliFixture.ts';
 
 useCliApp('cinder-cli-');

@@ -8,8 +8,8 @@ import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { getBase58Decoder, type Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, mintTokens } from '@cinder/testkit';
 
 export const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
 

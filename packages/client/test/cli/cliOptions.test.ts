@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startFormBServer, type FormBServer } from '../client/formBServer.ts';
+import { startFormBServer, type FormBServer } from '../sdk/formBServer.ts';
 import { cinder, dir, holder, url, useCliApp } from './cliFixture.ts';
 
 useCliApp('cinder-cli-options-');

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { ABANDON, referenceAddressAt } from '../wallets/hdVectors.ts';
-import { addressOfSeed, checkBody, type WalletsBody } from '../wallets/walletChecks.ts';
+import { ABANDON, referenceAddressAt } from '@cinder/testkit';
+import { addressOfSeed, checkBody, type WalletsBody } from '@cinder/testkit';
 import { BIN } from './cliFixture.ts';
 
 const H = 0x80000000;

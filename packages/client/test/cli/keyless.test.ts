@@ -17,12 +17,12 @@ import { describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { airdropFactory, createKeyPairSignerFromBytes, getBase58Decoder, lamports as asLamports } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { main } from '../../src/client/cli.ts';
-import { loadSponsor } from '../../src/keys/sponsor.ts';
-import { createTestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
-import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
+import { main } from '../../src/cli.ts';
+import { loadSponsor } from '@cinder/service';
+import { createTestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
+import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../sdk/reclaimFixture.ts';
 import { cinder, dir, secrets, t, url, useCliApp, type Run } from './cliFixture.ts';
 
 /** The CLI's main() in this process, with its output captured (and checked for keys as cinder() does). */

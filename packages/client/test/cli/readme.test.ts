@@ -11,10 +11,10 @@ import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/prom
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createCinderClient } from '../../src/client/index.js';
+import { createCinderClient } from '../../src/index.js';
 import { dir as work, holder, run, supplyOf, url, useCliApp } from './cliFixture.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
 
 interface Block {

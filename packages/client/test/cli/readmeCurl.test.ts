@@ -11,11 +11,11 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createCinderClient } from '../../src/client/index.js';
-import { createAta, createTestMint } from '../helpers/localChain.ts';
+import { createCinderClient } from '../../src/index.js';
+import { createAta, createTestMint } from '@cinder/testkit';
 import { dir as work, holder, run, supplyOf, t, url, useCliApp } from './cliFixture.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
 
 let project: string;

@@ -15,11 +15,11 @@ import { fileURLToPath } from 'node:url';
 import { createKeyPairSignerFromBytes, getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import { fetchMint, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { loadConfig } from '../../src/config.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { getLamports } from '../helpers/localChain.ts';
+import { loadConfig } from '@cinder/service';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { getLamports } from '@cinder/testkit';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 const KEYLESS = '### Keyless, step by step: sign a prepared transaction with @solana/kit';
 const TRY_A_BURN = '### Try a burn on the local chain';
 

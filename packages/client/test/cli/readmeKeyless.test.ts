@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { airdropFactory, createKeyPairSignerFromBytes, lamports, type Signature } from '@solana/kit';
-import { loadSponsor, type Sponsor } from '../../src/keys/sponsor.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports } from '../helpers/localChain.ts';
+import { loadSponsor, type Sponsor } from '@cinder/service';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports } from '@cinder/testkit';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 const HEADING = '### Keyless, step by step: sign a prepared transaction with @solana/kit';
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 

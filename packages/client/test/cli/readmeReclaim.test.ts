@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { getLamports } from '../helpers/localChain.ts';
-import { stillOpen, walletToReclaim, type ReclaimWallet } from '../client/reclaimFixture.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { getLamports } from '@cinder/testkit';
+import { stillOpen, walletToReclaim, type ReclaimWallet } from '../sdk/reclaimFixture.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
 const HEADING = 'Reclaim a whole wallet, and keyless use, from the SDK and the CLI';
 /** The line of the keyless shell example where the user's wallet signs. */

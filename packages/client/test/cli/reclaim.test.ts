@@ -20,8 +20,8 @@ import { describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { fetchMint } from '@solana-program/token';
-import { createTestMint, getLamports, sendInstructions } from '../helpers/localChain.ts';
-import { emptyAccounts, lamportsOf, stillOpen, walletToReclaim } from '../client/reclaimFixture.ts';
+import { createTestMint, getLamports, sendInstructions } from '@cinder/testkit';
+import { emptyAccounts, lamportsOf, stillOpen, walletToReclaim } from '../sdk/reclaimFixture.ts';
 import { cinder, dir, secrets, t, useCliApp } from './cliFixture.ts';
 
 /** "0.00203928" (SOL) → 2039280n (lamports), signs kept. */

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { signPrepared } from '../client/reclaimFixture.ts';
+import { signPrepared } from '../sdk/reclaimFixture.ts';
 
 const file = process.argv[2]!;
 const owner = await createKeyPairSignerFromBytes(new Uint8Array(JSON.parse(await readFile(join(homedir(), '.config/solana/id.json'), 'utf8')) as number[]));

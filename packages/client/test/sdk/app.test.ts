@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { CinderApiError, createCinderClient, type CinderClient } from '../../src/client/index.js';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { CinderApiError, createCinderClient, type CinderClient } from '../../src/index.js';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
 
 let t: TestApp;
 let client: CinderClient;

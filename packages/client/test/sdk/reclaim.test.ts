@@ -16,9 +16,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { CinderApiError, createCinderClient, type CinderClient } from '../../src/client/index.js';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { CinderApiError, createCinderClient, type CinderClient } from '../../src/index.js';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
 import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from './reclaimFixture.ts';
 
 let t: TestApp;

@@ -15,9 +15,9 @@ import {
 } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { getInitializeAccount3Instruction, getTokenSize, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
-import { createAta, createFundedSigner, createTestMint, freezeTokenAccount, getLamports, mintTokens, sendInstructions, type TestChain } from '../helpers/localChain.ts';
-import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS } from '../helpers/tokenKinds.ts';
+import { NATIVE_MINT } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, freezeTokenAccount, getLamports, mintTokens, sendInstructions, type TestChain } from '@cinder/testkit';
+import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS } from '@cinder/testkit';
 
 export interface ReclaimWallet {
   signer: KeyPairSigner;

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import * as client from 'cinder/client';
+import * as client from '@cinder/client';
 import type {
   BurnResult,
   CinderApiError,
@@ -22,7 +22,7 @@ import type {
   ReclaimResult,
   RelayResult,
   TransactionStatusResult,
-} from 'cinder/client';
+} from '@cinder/client';
 import { startFormBServer, type FormBServer } from './formBServer.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -87,19 +87,19 @@ function run(file: string, args: string[], cwd = ROOT): Promise<{ code: number; 
 }
 
 it('src/client/index.js type-checks (strict) against src/client/index.d.ts', { timeout: 120_000 }, async () => {
-  const tsc = await run(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'test/client/tsconfig.checkjs.json']);
+  const tsc = await run(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'test/sdk/tsconfig.checkjs.json']);
   assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
 });
 
 it('exports at run time exactly what index.d.ts declares', async () => {
-  const declarations = await readFile(new URL('../../src/client/index.d.ts', import.meta.url), 'utf8');
+  const declarations = await readFile(new URL('../../src/index.d.ts', import.meta.url), 'utf8');
   const declared = [...declarations.matchAll(/^export declare (?:function|class|const) (\w+)/gm)].map((m) => m[1]!).sort();
   assert.deepEqual(Object.keys(client).sort(), declared);
 });
 
 it('loads as cinder/client in plain Node, without tsx or a build step', async () => {
   const script = `
-    import { createCinderClient, CinderApiError } from 'cinder/client';
+    import { createCinderClient, CinderApiError } from '@cinder/client';
     const cinder = createCinderClient({ baseUrl: ${JSON.stringify(server.url)} });
     const { wallets } = await cinder.generateWallets(2);
     const burn = await cinder.burnTokens({ mint: 'M', priorityFee: 0, userPrivateKey: 'k' });
@@ -108,6 +108,6 @@ it('loads as cinder/client in plain Node, without tsx or a build step', async ()
   const result = await run(process.execPath, ['--input-type=module', '-e', script]);
   assert.equal(result.code, 0, result.stderr);
   assert.deepEqual(JSON.parse(result.stdout), { wallets: 2, form: 'B', error: 'function' });
-  const imported = await run(process.execPath, ['-e', "import('cinder/client').then((m) => console.log(typeof m.createCinderClient))"]);
+  const imported = await run(process.execPath, ['-e', "import('@cinder/client').then((m) => console.log(typeof m.createCinderClient))"]);
   assert.equal(imported.stdout, 'function\n', imported.stderr);
 });

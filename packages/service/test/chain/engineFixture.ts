@@ -18,8 +18,8 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { createChainAdapter, type ChainAdapter, type SignedTransaction } from '../../src/chain/chainAdapter.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
-import { createFundedSigner, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { rpcResult } from '@cinder/testkit';
+import { createFundedSigner, startTestChain, type TestChain } from '@cinder/testkit';
 import { startRpcProxy, type RpcProxy } from './rpcProxy.ts';
 
 // Live bindings: importers see the values the hooks below assign.

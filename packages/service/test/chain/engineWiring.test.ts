@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
 
 describe('SOLANA_RPC_MAX_RPS', () => {
   it('is a positive integer; unset means no cap of our own', () => {

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { rpcResult } from '../localnet/rawRpc.ts';
-import { createFundedSigner, getLamports } from '../helpers/localChain.ts';
+import { rpcResult } from '@cinder/testkit';
+import { createFundedSigner, getLamports } from '@cinder/testkit';
 import { chain, newAdapter, payer, proxy, transfers, useEngineFixture } from './engineFixture.ts';
 
 useEngineFixture();

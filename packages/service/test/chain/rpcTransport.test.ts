@@ -10,7 +10,7 @@ import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createChainAdapter } from '../../src/chain/chainAdapter.ts';
 import { createBudgetedTransport, RpcNotSentError } from '../../src/chain/rpcTransport.ts';
 import type { CinderError } from '../../src/errors.ts';
-import { startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { startTestChain, type TestChain } from '@cinder/testkit';
 import { maxPerSecond, startRpcProxy, type RpcProxy } from './rpcProxy.ts';
 
 let chain: TestChain;

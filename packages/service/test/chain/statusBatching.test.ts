@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
 import { MAX_SIGNATURES_PER_STATUS_CALL } from '../../src/chain/signatureTracker.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
-import { getLamports } from '../helpers/localChain.ts';
+import { rpcResult } from '@cinder/testkit';
+import { getLamports } from '@cinder/testkit';
 import { chain, newAdapter, proxy, transfers, useEngineFixture } from './engineFixture.ts';
 
 // No slot clock: signing and sending 260 transactions takes 12 s on an idle machine and over two

@@ -11,10 +11,11 @@ import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, it, mock } from 'node:test';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { createApiKeyVerifier, isApiPath } from '../../src/http/auth.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { startTestChain, type TestChain } from '@cinder/testkit';
 
 const PLAIN_KEY = 'ck_live_0123456789abcdefghijklmnopqrstuv';
 const HASHED_KEY = 'ck_hashed_ZYXWVUTSRQPONMLKJIHGFEDCBA98765';
@@ -221,7 +222,7 @@ describe('createApiKeyVerifier', () => {
 
 describe('start-up warning', () => {
   it('warns loudly when listening on a non-loopback address without API_KEYS', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../src/server.ts', import.meta.url))], {
       env: {
         PATH: process.env.PATH,
         HOST: '0.0.0.0',

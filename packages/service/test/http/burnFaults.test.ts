@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTokenHolder, getLamports, type TokenHolder } from '../helpers/localChain.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTokenHolder, getLamports, type TokenHolder } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 import { maxPerSecond, startRpcProxy } from '../chain/rpcProxy.ts';
 
 const DEADLINE_MS = 4000;

@@ -8,7 +8,7 @@ import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit'
 import { fetchMint as fetchMint2022, getCloseAccountInstruction } from '@solana-program/token-2022';
 import { fetchMint, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
 import {
   createAta,
   createAuxTokenAccount,
@@ -18,7 +18,7 @@ import {
   mintTokens,
   sendInstructions,
   setCloseAuthority,
-} from '../helpers/localChain.ts';
+} from '@cinder/testkit';
 import {
   approveDelegate,
   createMint2022,
@@ -30,7 +30,7 @@ import {
   transferFeeExtension,
   transferWithFee,
   wrapSol,
-} from '../helpers/tokenKinds.ts';
+} from '@cinder/testkit';
 
 const CLASSIC: Address = TOKEN_PROGRAM_ADDRESS;
 

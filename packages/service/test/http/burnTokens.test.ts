@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
 import {
   createAta,
   createAuxTokenAccount,
@@ -16,8 +16,8 @@ import {
   getLamports,
   mintTokens,
   setCloseAuthority,
-} from '../helpers/localChain.ts';
-import { createTestKey } from '../helpers/keys.ts';
+} from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
 import { formatSol } from '../../src/plan/priorityFee.ts';
 
 let t: TestApp;

@@ -14,9 +14,9 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import type { TestApp } from '../helpers/app.ts';
-import { createAta, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import type { TestApp } from '@cinder/testkit';
+import { createAta, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 import { chain, createHolder, newApp, redis, useChainAndRedis, type Holder } from './holderFixture.ts';
 
 const RENT_LAMPORTS = 2_039_280n;

@@ -22,11 +22,12 @@ import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { after, afterEach, before } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTokenHolder, getLamports, startTestChain, type TestChain, type TokenHolder } from '../helpers/localChain.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
-import { postRaw, rpcResult } from '../localnet/rawRpc.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTokenHolder, getLamports, startTestChain, type TestChain, type TokenHolder } from '@cinder/testkit';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
+import { postRaw, rpcResult } from '@cinder/testkit';
 
 const RENT_LAMPORTS = 2_039_280n;
 const FEE_LAMPORTS = 5_000n;
@@ -79,7 +80,7 @@ export async function restart(overrides: Parameters<typeof createTestApp>[0]): P
 
 export async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../src/server.ts', import.meta.url))], {
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? tmpdir(), PORT: String(port), SOLANA_RPC_URL: chain.localnet.rpcUrl, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,12 +10,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // .ci/run installs Chromium and sets this: there, a missing browser is a failure, not a skip.
 const REQUIRED = process.env.CINDER_BROWSER_REQUIRED === '1';
-const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../../../../test-output/', import.meta.url));
 const SCREENSHOT = `${OUTPUT}docs-generate-wallets.png`;
 
 let t: TestApp;

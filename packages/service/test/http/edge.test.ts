@@ -13,9 +13,9 @@ import { createLogger } from '../../src/logger.ts';
 import { normaliseRequestTarget } from '../../src/http/edge.ts';
 import { toCinderError } from '../../src/http/problem.ts';
 import { isSecretKeyText, scrubSecretKeys } from '../../src/keys/detectSecretKey.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey, type TestKey } from '../helpers/keys.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestKey, type TestKey } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, mintTokens, startTestChain, type TestChain } from '@cinder/testkit';
 import { findLeaks, keyForms, type KeyForms } from './leaks.ts';
 import { exchange, request, type RawResponse } from './rawHttp.ts';
 

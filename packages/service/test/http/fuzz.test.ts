@@ -15,8 +15,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { routeTable } from '../../src/http/edge.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey, type TestKey } from '../helpers/keys.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestKey, type TestKey } from '@cinder/testkit';
 import { findLeaks, keyForms, type KeyForms } from './leaks.ts';
 import { exchange, type RawResponse } from './rawHttp.ts';
 

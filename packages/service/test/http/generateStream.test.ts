@@ -10,9 +10,9 @@ import { get, type IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import bs58 from 'bs58';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
-import { addressOfSeed, checkSigns, referenceSlip10 } from '../wallets/walletChecks.ts';
+import { addressOfSeed, checkSigns, referenceSlip10 } from '@cinder/testkit';
 
 const NDJSON = 'application/x-ndjson';
 const H = 0x80000000;

@@ -1,9 +1,9 @@
 // Shared setup of the in-process burn tests on the embedded chain and a real Redis: the hooks that start and stop both, test apps on that chain, and funded token holders.
 import { after, afterEach, before } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTokenHolder, startTestChain, type TestChain, type TokenHolder } from '../helpers/localChain.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTokenHolder, startTestChain, type TestChain, type TokenHolder } from '@cinder/testkit';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 
 /** The file's chain and Redis, set once the hooks of useChainAndRedis() have run. */
 export let chain: TestChain;

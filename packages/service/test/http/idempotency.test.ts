@@ -11,9 +11,9 @@ import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import type { Config } from '../../src/config.ts';
 import { createMemoryIdempotencyStore } from '../../src/store/idempotencyStore.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createTestMint, createTokenHolder, mintTokens, startTestChain, type TestChain, type TokenHolder } from '../helpers/localChain.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createTestMint, createTokenHolder, mintTokens, startTestChain, type TestChain, type TokenHolder } from '@cinder/testkit';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
 let chain: TestChain;
 let redis: TestRedis;

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { rpcResult } from '@cinder/testkit';
 import { assertRecovered, burn, burnAndCrash, chain, chainState, createHolder, dirs, kill9, newKey, restart, sleep, startServer } from './crashHarness.ts';
 
 describe('a retry after kill -9, in-memory store (journal under STATE_DIR)', () => {

@@ -1,6 +1,6 @@
 /** Crash and retry with the Redis store: a new instance on the same Redis; see crashHarness.ts. */
 import { describe, it } from 'node:test';
-import { TEST_SERVER_SECRET } from '../helpers/app.ts';
+import { TEST_SERVER_SECRET } from '@cinder/testkit';
 import { assertRecovered, burnAndCrash, createHolder, newKey, redis, restart, startServer } from './crashHarness.ts';
 
 describe('a retry after kill -9, Redis store', () => {

@@ -15,9 +15,9 @@ import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { fetchMint } from '@solana-program/token';
-import { TEST_SERVER_SECRET, type TestApp } from '../helpers/app.ts';
-import { getLamports } from '../helpers/localChain.ts';
-import { postRaw, rpcResult } from '../localnet/rawRpc.ts';
+import { TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
+import { getLamports } from '@cinder/testkit';
+import { postRaw, rpcResult } from '@cinder/testkit';
 import { chain, createHolder, newApp, redis, useChainAndRedis, type Holder } from './holderFixture.ts';
 
 const RENT_LAMPORTS = 2_039_280n;

@@ -17,10 +17,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import type { Config } from '../../src/config.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTokenHolder, startTestChain, type TestChain, type TokenHolder } from '../helpers/localChain.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTokenHolder, startTestChain, type TestChain, type TokenHolder } from '@cinder/testkit';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 
 let chain: TestChain;
 let otherChain: TestChain;

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey, type TestKey } from '../helpers/keys.ts';
-import { getLamports, writeEmptyTokenAccounts } from '../helpers/localChain.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestKey, type TestKey } from '@cinder/testkit';
+import { getLamports, writeEmptyTokenAccounts } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 
 const ACCOUNTS = 300;
 

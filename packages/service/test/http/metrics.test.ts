@@ -12,8 +12,8 @@ import { createChainAdapter } from '../../src/chain/chainAdapter.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, mintTokens, startTestChain, type TestChain } from '@cinder/testkit';
 
 let chain: TestChain;
 let app: TestApp;

@@ -7,11 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import { airdropFactory, createKeyPairSignerFromBytes, generateKeyPairSigner, getBase58Decoder, lamports, type Address, type KeyPairSigner } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { extension, getBurnCheckedInstruction, getInitializeAccount3Instruction, getPauseInstruction, getTokenSize } from '@solana-program/token-2022';
-import { rpcResult } from '../localnet/rawRpc.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, freezeTokenAccount, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
-import { createTestKey, type TestKey } from '../helpers/keys.ts';
-import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS } from '../helpers/tokenKinds.ts';
+import { rpcResult } from '@cinder/testkit';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, freezeTokenAccount, getLamports, mintTokens, sendInstructions } from '@cinder/testkit';
+import { createTestKey, type TestKey } from '@cinder/testkit';
+import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS } from '@cinder/testkit';
 
 let t: TestApp;
 let payer: KeyPairSigner;

@@ -9,9 +9,9 @@ import type { InjectOptions } from 'fastify';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { ERROR_CODES, statusOf, type CinderErrorCode } from '../../src/errors.ts';
 import { PROBLEM_CODES } from '../../src/http/openapi.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { createFundedSigner, createTestMint } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { createFundedSigner, createTestMint } from '@cinder/testkit';
 
 interface Response {
   description: string;

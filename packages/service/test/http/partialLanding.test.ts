@@ -13,9 +13,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports } from '../helpers/localChain.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, getLamports } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 
 const RENT_LAMPORTS = 2_039_280n;
 const FEE_LAMPORTS = 5_000n;

@@ -16,9 +16,9 @@ import {
   type Address,
   type KeyPairSigner,
 } from '@solana/kit';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
-import { createTestKey } from '../helpers/keys.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
 
 let t: TestApp;
 let payer: KeyPairSigner;

@@ -9,11 +9,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { startTestChain, type TestChain } from '../helpers/localChain.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { startTestChain, type TestChain } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
 let chain: TestChain;
 let redis: TestRedis;
@@ -335,7 +336,7 @@ describe('several server processes on one machine, one Redis', () => {
   });
 
   async function startServer(port: number): Promise<string> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../src/server.ts', import.meta.url))], {
       env: {
         PATH: process.env.PATH,
         PORT: String(port),

@@ -10,9 +10,9 @@ import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system';
 import { Rent } from 'litesvm';
 import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, freezeTokenAccount, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
-import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, transferFeeExtension, transferWithFee } from '../helpers/tokenKinds.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, freezeTokenAccount, getLamports, mintTokens, sendInstructions } from '@cinder/testkit';
+import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, transferFeeExtension, transferWithFee } from '@cinder/testkit';
 
 let t: TestApp;
 let payer: KeyPairSigner;

@@ -38,9 +38,9 @@ import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budge
 import { getCloseAccountInstruction, getTransferInstruction } from '@solana-program/token';
 import { extension, getTransferCheckedInstruction as getTransferChecked2022Instruction } from '@solana-program/token-2022';
 import { NATIVE_MINT } from '../../src/plan/tokenState.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions } from '../helpers/localChain.ts';
-import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, transferFeeExtension, transferWithFee, wrapSol } from '../helpers/tokenKinds.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions } from '@cinder/testkit';
+import { createMint2022, TOKEN_2022_PROGRAM_ADDRESS, transferFeeExtension, transferWithFee, wrapSol } from '@cinder/testkit';
 
 let t: TestApp;
 before(async () => {

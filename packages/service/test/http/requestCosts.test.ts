@@ -21,9 +21,9 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { createAta, createTestMint, createTokenHolder, startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { createAta, createTestMint, createTokenHolder, startTestChain, type TestChain } from '@cinder/testkit';
 
 let chain: TestChain;
 const apps: TestApp[] = [];

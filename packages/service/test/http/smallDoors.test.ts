@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { startTestChain, type TestChain } from '@cinder/testkit';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -41,9 +41,9 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system';
 import { loadSponsor, type Sponsor } from '../../src/keys/sponsor.ts';
 import { issueRelayToken } from '../../src/operations/relayToken.ts';
-import { createTestApp, TEST_SERVER_SECRET, type TestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
+import { createTestApp, TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
 
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 const SPONSOR_FUNDING = 5_000_000_000n;

@@ -43,11 +43,11 @@ import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { getCloseAccountInstruction } from '@solana-program/token';
 import type { Sponsor } from '../../src/keys/sponsor.ts';
 import { issueRelayToken } from '../../src/operations/relayToken.ts';
-import { TEST_SERVER_SECRET, type TestApp } from '../helpers/app.ts';
-import { createSponsoredTestApp, type SponsoredTestApp } from '../helpers/sponsor.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, sendInstructions } from '../helpers/localChain.ts';
-import { rpcResult } from '../localnet/rawRpc.ts';
+import { TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
+import { createSponsoredTestApp, type SponsoredTestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, sendInstructions } from '@cinder/testkit';
+import { rpcResult } from '@cinder/testkit';
 
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 const MAX_SPONSORED_FEE = 20_000n;

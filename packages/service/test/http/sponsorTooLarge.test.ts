@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { MAX_RELAY_TOKEN_MESSAGES } from '../../src/operations/relayToken.ts';
-import type { TestApp } from '../helpers/app.ts';
-import { createTestKey } from '../helpers/keys.ts';
-import { getLamports, writeEmptyTokenAccounts } from '../helpers/localChain.ts';
-import { createSponsoredTestApp, type SponsoredTestApp } from '../helpers/sponsor.ts';
+import type { TestApp } from '@cinder/testkit';
+import { createTestKey } from '@cinder/testkit';
+import { getLamports, writeEmptyTokenAccounts } from '@cinder/testkit';
+import { createSponsoredTestApp, type SponsoredTestApp } from '@cinder/testkit';
 
 /** 22 closes fit a sponsored transaction: 5,700 accounts need 260 of them, more than a token covers. */
 const ACCOUNTS = 5_700;

@@ -12,8 +12,8 @@ import {
   signTransactionMessageWithSigners,
 } from '@solana/kit';
 import { getBurnCheckedInstruction } from '@solana-program/token';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createAta, createFundedSigner, createTestMint, mintTokens } from '../helpers/localChain.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createAta, createFundedSigner, createTestMint, mintTokens } from '@cinder/testkit';
 
 let t: TestApp;
 before(async () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { getBase58Decoder } from '@solana/kit';
 import { isCinderError } from '../../src/errors.ts';
 import { parsePrivateKey } from '../../src/keys/parsePrivateKey.ts';
-import { createTestKey } from '../helpers/keys.ts';
+import { createTestKey } from '@cinder/testkit';
 
 async function rejects(input: string | number[], reason: RegExp, secret?: string) {
   await assert.rejects(parsePrivateKey(input), (error: unknown) => {

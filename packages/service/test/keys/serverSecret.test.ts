@@ -9,7 +9,10 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { guessableSecretReason } from '../../src/keys/serverSecret.ts';
-import { TEST_SERVER_SECRET } from '../helpers/app.ts';
+import { TEST_SERVER_SECRET } from '@cinder/testkit';
+
+/** The repository's root, where the README and the deploy files are. */
+const REPO = new URL('../../../../', import.meta.url);
 
 const refused = (secret: string) =>
   assert.throws(() => loadConfig({ SERVER_SECRET: secret, SPONSOR_KEYPAIR: '/keys/sponsor.json' }), (e: unknown) => {
@@ -39,14 +42,14 @@ describe('SERVER_SECRET must not be guessable', () => {
       assert.equal(guessableSecretReason(randomBytes(32).toString('base64')), null);
       assert.equal(guessableSecretReason(randomBytes(32).toString('hex')), null);
     }
-    const checkDeploy = /const SERVER_SECRET = '([^']+)'/.exec(readFileSync('scripts/checkDeploy.ts', 'utf8'))?.[1];
+    const checkDeploy = /const SERVER_SECRET = '([^']+)'/.exec(readFileSync(new URL('scripts/checkDeploy.ts', REPO), 'utf8'))?.[1];
     for (const secret of [TEST_SERVER_SECRET, checkDeploy!]) assert.equal(loadConfig({ SERVER_SECRET: secret }).serverSecret, secret);
   });
 
   it('the example env file ships it empty, and no SERVER_SECRET value printed in the README or deploy files would start', () => {
-    assert.match(readFileSync('deploy/cinder.env.example', 'utf8'), /^SERVER_SECRET=$/m);
+    assert.match(readFileSync(new URL('deploy/cinder.env.example', REPO), 'utf8'), /^SERVER_SECRET=$/m);
     for (const file of ['README.md', 'deploy/cinder.env.example', 'deploy/compose.yaml', 'deploy/cinder.service']) {
-      for (const [, value] of readFileSync(file, 'utf8').matchAll(/SERVER_SECRET[=:] *["']?([^\s"'$`]{32,})/g)) {
+      for (const [, value] of readFileSync(new URL(file, REPO), 'utf8').matchAll(/SERVER_SECRET[=:] *["']?([^\s"'$`]{32,})/g)) {
         assert.ok(guessableSecretReason(value!), `${file} prints SERVER_SECRET=${value}, which must be refused`);
       }
     }

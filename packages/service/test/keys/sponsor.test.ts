@@ -4,10 +4,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { getBase58Decoder } from '@solana/kit';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { loadSponsor, SponsorKeyError } from '../../src/keys/sponsor.ts';
-import { createTestKey, type TestKey } from '../helpers/keys.ts';
+import { createTestKey, type TestKey } from '@cinder/testkit';
 
 /** A SERVER_SECRET that passes the start's guessability check (src/keys/serverSecret.ts). */
 const GOOD_SECRET = 'q7Vw2LmZ9xKp4RtY8nBc3HjD6sFg1AeU';
@@ -99,7 +100,7 @@ describe('the server with a bad SPONSOR_KEYPAIR', () => {
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/server.ts'],
+        ['--import', 'tsx', fileURLToPath(new URL('../../src/server.ts', import.meta.url))],
         {
           cwd: new URL('../..', import.meta.url),
           // LOCALNET_PORT=0: if it did start, it would not take a fixed port.

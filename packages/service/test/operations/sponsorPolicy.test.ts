@@ -15,7 +15,7 @@ import { createMetrics } from '../../src/metrics.ts';
 import { createSponsorPolicy, messageHash } from '../../src/operations/sponsorPolicy.ts';
 import { createOperationLocks } from '../../src/store/operationLocks.ts';
 import { createMemorySponsorLedger, createRedisSponsorLedger, type SponsorLedger } from '../../src/store/sponsorLedger.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
 const logger = pino({ level: 'silent' });
 const defaults = loadConfig({}).sponsorPolicy;

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { BURN_TRY_IT_OUT } from '../../src/http/openapi.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

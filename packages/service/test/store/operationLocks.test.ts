@@ -14,7 +14,7 @@ import { CinderError } from '../../src/errors.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { createOperationLocks, decodeOutcome, encodeOutcome } from '../../src/store/operationLocks.ts';
 import { closeRedis, createRedisClient } from '../../src/store/redis.ts';
-import { startTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
 const logger = pino({ level: 'silent' });
 const burn = { busyCode: 'BURN_IN_PROGRESS' as const, maxWaitMs: 10_000 };

@@ -13,7 +13,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { createChainAdapter, type ChainAdapter } from '../../src/chain/chainAdapter.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { createStores } from '../../src/store/index.ts';
-import { startTestChain, type TestChain } from '../helpers/localChain.ts';
+import { startTestChain, type TestChain } from '@cinder/testkit';
 
 const SECRET = 'a-server-secret-of-at-least-32-chars';
 const dirs: string[] = [];

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { isCinderError } from '../../src/errors.ts';
 import { parsePrivateKey } from '../../src/keys/parsePrivateKey.ts';
 import { createWalletGenerator, splitWork } from '../../src/wallets/index.ts';
-import { checkBody, parseGenerated } from './walletChecks.ts';
+import { checkBody, parseGenerated } from '@cinder/testkit';
 
 describe('wallet generator', () => {
   // inlineMaxWallets 8 (the default): n ≤ 8 runs on this thread, larger n on the pool.

@@ -9,10 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { HDKey } from 'micro-key-producer/slip10.js';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
 import { accountPath, accountSeedInto, HARDENED, slip10Derive, slip10Master, solanaParentNode } from '../../src/wallets/mnemonic.ts';
-import { ABANDON, referenceAddressAt } from './hdVectors.ts';
-import { addressOfSeed, checkBody, referenceSlip10, type WalletsBody } from './walletChecks.ts';
+import { ABANDON, referenceAddressAt } from '@cinder/testkit';
+import { addressOfSeed, checkBody, referenceSlip10, type WalletsBody } from '@cinder/testkit';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const H = HARDENED;

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import sodium from 'sodium-native';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
 import { deriveSlip10Into, generateMnemonic, mnemonicToSeedInto, solanaSeedFromMnemonic } from '../../src/wallets/mnemonic.ts';
-import { addressOfSeed, checkBody, parseGenerated, referenceAddress, referenceSlip10 } from './walletChecks.ts';
+import { addressOfSeed, checkBody, parseGenerated, referenceAddress, referenceSlip10 } from '@cinder/testkit';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const H = 0x80000000;

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { checkBody, referenceAddress, type WalletsBody } from './walletChecks.ts';
+import { createTestApp, type TestApp } from '@cinder/testkit';
+import { checkBody, referenceAddress, type WalletsBody } from '@cinder/testkit';
 
 const URL = '/api/generate_wallets';
 /** Each rule `n` can break says itself (issue 22: "each INVALID_N says which rule n broke"). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { isCinderError, toProblem } from '../../src/errors.ts';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
-import { checkBody, parseGenerated } from './walletChecks.ts';
+import { checkBody, parseGenerated } from '@cinder/testkit';
 
 describe('vanity search', () => {
   const generator = createWalletGenerator({ vanityTimeoutMs: 20_000, threads: 2 });

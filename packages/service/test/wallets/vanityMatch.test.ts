@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { BASE58_ALPHABET } from '../../src/wallets/base58.ts';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
 import { caseVariants, createVanityMatcher, type VanityPatternSpec } from '../../src/wallets/vanityMatch.ts';
-import { checkBody, parseGenerated } from './walletChecks.ts';
+import { checkBody, parseGenerated } from '@cinder/testkit';
 
 function plainMatch(key: Uint8Array, spec: VanityPatternSpec): boolean {
   const address = bs58.encode(key);

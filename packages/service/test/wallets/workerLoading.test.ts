@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsxCli = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+const tsxCli = fileURLToPath(import.meta.resolve('tsx/cli'));
 
 const dir = mkdtempSync(join(tmpdir(), 'cinder-workers-'));
 

@@ -1,5 +1,5 @@
 /**
- * The web app at `/` (source in web/, built into the committed web/bundle/ by `npm run build:web`):
+ * The web app at `/` (the @cinder/web package, packages/web: built into its committed bundle by `npm run build:web`):
  * the page and its four files, read once at start and served from memory, with a strict
  * Content-Security-Policy (no inline script, nothing from another origin: the page works offline
  * against the embedded chain), nosniff and no referrer. The server tells the page two things in
@@ -9,11 +9,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { WEB_APP_BUNDLE } from '@cinder/web';
 import type { AppDeps, CinderApp } from '../types.ts';
 import type { Config } from '../../config.ts';
-
-/** web/bundle/ from src/http/routes/ and from the production build's dist/http/routes/ alike. */
-const BUNDLE = new URL('../../../web/bundle/', import.meta.url);
 
 export const WEB_APP_CSP = [
   "default-src 'self'",
@@ -76,7 +74,7 @@ function send(request: FastifyRequest, reply: FastifyReply, { body, type, etag }
 }
 
 export function registerWebApp(app: CinderApp, { config, chain }: Pick<AppDeps, 'config' | 'chain'>): void {
-  const template = readFileSync(new URL('index.html', BUNDLE), 'utf8');
+  const template = readFileSync(new URL('index.html', WEB_APP_BUNDLE), 'utf8');
   const pageFor = (cluster: string | null) => file(Buffer.from(renderPage(template, config, cluster)), 'text/html; charset=utf-8');
   // The cluster comes from the RPC node's genesis hash (read once, cached by the adapter); while the
   // node cannot be reached the page is served without explorer links.
@@ -90,7 +88,7 @@ export function registerWebApp(app: CinderApp, { config, chain }: Pick<AppDeps, 
     return send(request, reply, known ?? unknownCluster);
   });
   for (const [name, type] of Object.entries(ASSETS)) {
-    const asset = file(readFileSync(new URL(name, BUNDLE)), type);
+    const asset = file(readFileSync(new URL(name, WEB_APP_BUNDLE)), type);
     app.get(`/app/${name}`, { schema: { hide: true } }, (request, reply) => send(request, reply, asset));
   }
 }
