@@ -9,7 +9,7 @@
  *    or TypeScript installed, /health, an API route with and without the API key, the HEALTHCHECK
  *    command, `cinder wallets -n 2` (also on a terminal, where it draws its progress bar), and
  *    SIGTERM (`docker stop`) ending in a clean exit 0.
- * 2. deploy/cinder.service: the README's build commands in a fresh copy, then ExecStart as written
+ * 2. deploy/cinder.service: the build commands of docs/deployment.md in a fresh copy, then ExecStart as written
  *    (WorkingDirectory mapped to that copy, EnvironmentFile = deploy/cinder.env.example with the
  *    ports, Redis and the chain of this machine), stopped with its KillSignal within TimeoutStopSec.
  *
@@ -26,7 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-/** The production build, as the README's "Deployment" section and the Containerfile run it. */
+/** The production build, as docs/deployment.md and the Containerfile run it. */
 // --legacy-peer-deps on the last step: without it npm keeps `typescript` (24 MB), which
 // @solana/kit names as an optional peer; with it npm installs no peer that is not also a
 // dependency, which drops typescript and the optional native add-ons of ws (bufferutil,
@@ -372,7 +372,7 @@ async function main(): Promise<void> {
       container.child.kill('SIGKILL');
     }
 
-    // 2. The systemd unit, over the README's build.
+    // 2. The systemd unit, over the build of docs/deployment.md.
     log('--- deploy/cinder.service');
     const unit = unitSettings(readFileSync(join(ROOT, 'deploy', 'cinder.service'), 'utf8'));
     await optBuilt;
