@@ -13,8 +13,9 @@ export const DOC_PAGES: readonly string[] = ['README.md', ...readdirSync(join(RO
 export const readPage = (page: string): Promise<string> => readFile(join(ROOT, page), 'utf8');
 
 /**
- * The text of the section of `page` under `heading` (its text, at any level), from the heading to
- * the next heading of the same level or higher. Headings inside code blocks do not count.
+ * The text of the section of `page` under the first heading that begins with `heading` (at any
+ * level: "Client SDK" finds "## Client SDK (`cinder/client`)"), from the heading to the next
+ * heading of the same level or higher. Headings inside code blocks do not count.
  */
 export async function sectionOf(page: string, heading: string): Promise<string> {
   const markdown = await readPage(page);
@@ -27,12 +28,12 @@ export async function sectionOf(page: string, heading: string): Promise<string> 
     const match = fenced ? null : /^(#{1,6}) (.+)$/.exec(line);
     if (!match) continue;
     if (start >= 0 && match[1]!.length <= level) return lines.slice(start, i).join('\n');
-    if (start < 0 && match[2]!.trim() === heading) {
+    if (start < 0 && match[2]!.startsWith(heading)) {
       start = i;
       level = match[1]!.length;
     }
   }
-  assert.ok(start >= 0, `${page} has a section "${heading}"`);
+  assert.ok(start >= 0, `${page} has a section "${heading}…"`);
   return lines.slice(start).join('\n');
 }
 
