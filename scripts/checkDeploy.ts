@@ -10,8 +10,9 @@
  *    command, `cinder wallets -n 2` (also on a terminal, where it draws its progress bar), and
  *    SIGTERM (`docker stop`) ending in a clean exit 0.
  * 2. deploy/cinder.service: the build commands of docs/deployment.md in a fresh copy, then ExecStart
- *    as written (WorkingDirectory mapped to that copy, EnvironmentFile = deploy/cinder.env.example with the
- *    ports, Redis and the chain of this machine), stopped with its KillSignal within TimeoutStopSec.
+ *    as written (WorkingDirectory mapped to that copy, EnvironmentFile = deploy/cinder.env.example
+ *    with the ports, Redis and the chain of this machine), stopped with its KillSignal within
+ *    TimeoutStopSec.
  *
  * Why a small interpreter of our own Containerfile rather than a container engine: CI machines
  * have none, and "the exact steps" is the point: a step added to the Containerfile runs here too,
