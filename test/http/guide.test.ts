@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.ts';
 import { anchorOf, GUIDE_PATH, guideFiles } from '../../src/http/routes/guide.ts';
 import { WEB_APP_CSP } from '../../src/http/routes/webApp.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
@@ -38,6 +39,18 @@ describe('the docs on GitHub', () => {
       }
     }
     assert.deepEqual(broken, []);
+  });
+
+  it('docs/configuration.md has a row for every environment variable the service reads', () => {
+    const asked = new Set<string>();
+    // loadConfig is the only reader of the environment: it asks for each variable it knows.
+    loadConfig(new Proxy({}, { get: (_target, name) => (typeof name === 'string' && asked.add(name), undefined) }));
+    const page = read('docs/configuration.md');
+    const rows = new Set([...page.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!));
+    assert.ok(asked.size >= 30, `${asked.size} variables read`);
+    // The system's own variables that a default comes from (HOME, XDG_STATE_HOME) are named in that default.
+    const undocumented = [...asked].filter((name) => !rows.has(name) && !page.includes(`$${name}`));
+    assert.deepEqual(undocumented, [], 'variables docs/configuration.md does not name');
   });
 
   it('the README stays short: at most 200 lines', () => {
