@@ -97,7 +97,8 @@ export function renderGuidePage(markdown: string, source: string): string {
   const body = marked.parse(markdown, { async: false });
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>${escapeHtml(title ?? 'Cinder')} · Cinder</title><link rel="stylesheet" href="${GUIDE_PATH}/guide.css"></head>\n` +
+    `<title>${escapeHtml(title ?? 'Cinder')} · Cinder</title><link rel="icon" href="/app/icon.svg" type="image/svg+xml">` +
+    `<link rel="stylesheet" href="${GUIDE_PATH}/guide.css"></head>\n` +
     `<body><header><a href="${GUIDE_PATH}">Docs</a><a href="/docs">API reference (Swagger UI)</a><a href="/">Web app</a></header>\n` +
     `<main>\n${body}</main></body></html>\n`
   );
