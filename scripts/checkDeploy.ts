@@ -9,9 +9,10 @@
  *    or TypeScript installed, /health, an API route with and without the API key, the HEALTHCHECK
  *    command, `cinder wallets -n 2` (also on a terminal, where it draws its progress bar), and
  *    SIGTERM (`docker stop`) ending in a clean exit 0.
- * 2. deploy/cinder.service: the README's build commands in a fresh copy, then ExecStart as written
- *    (WorkingDirectory mapped to that copy, EnvironmentFile = deploy/cinder.env.example with the
- *    ports, Redis and the chain of this machine), stopped with its KillSignal within TimeoutStopSec.
+ * 2. deploy/cinder.service: the build commands of docs/deployment.md in a fresh copy, then ExecStart
+ *    as written (WorkingDirectory mapped to that copy, EnvironmentFile = deploy/cinder.env.example
+ *    with the ports, Redis and the chain of this machine), stopped with its KillSignal within
+ *    TimeoutStopSec.
  *
  * Why a small interpreter of our own Containerfile rather than a container engine: CI machines
  * have none, and "the exact steps" is the point: a step added to the Containerfile runs here too,
@@ -26,7 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-/** The production build, as the README's "Deployment" section and the Containerfile run it. */
+/** The production build, as docs/deployment.md and the Containerfile run it. */
 // --legacy-peer-deps on the last step: without it npm keeps `typescript` (24 MB), which
 // @solana/kit names as an optional peer; with it npm installs no peer that is not also a
 // dependency, which drops typescript and the optional native add-ons of ws (bufferutil,
@@ -244,13 +245,15 @@ async function start(command: string[], cwd: string, env: Record<string, string>
 async function checkServer(running: Running): Promise<void> {
   const health = await fetch(`${running.url}/health`);
   assert.equal(health.status, 200, 'GET /health');
+  // The docs pages, rendered at start from the docs/ the install holds.
+  assert.equal((await fetch(`${running.url}/guide/deployment`)).status, 200, 'GET /guide/deployment');
   const refused = await fetch(`${running.url}/api/generate_wallets?n=2`);
   assert.equal(refused.status, 401, 'an API route without the API key');
   // 100 wallets: more than the event loop makes itself, so the worker threads (dist/wallets/worker.js) run too.
   const wallets = await fetch(`${running.url}/api/generate_wallets?n=100`, { headers: { authorization: `Bearer ${API_KEY}` } });
   assert.equal(wallets.status, 200, 'an API route with the API key');
   assert.equal(((await wallets.json()) as { wallets: string[] }).wallets.length, 100);
-  log(`${running.url}: /health 200, /api/generate_wallets 401 without the key, 200 with it (100 wallets, on the worker threads)`);
+  log(`${running.url}: /health 200, /guide/deployment 200, /api/generate_wallets 401 without the key, 200 with it (100 wallets, on the worker threads)`);
 }
 
 function checkCli(cwd: string, url: string): void {
@@ -372,7 +375,7 @@ async function main(): Promise<void> {
       container.child.kill('SIGKILL');
     }
 
-    // 2. The systemd unit, over the README's build.
+    // 2. The systemd unit, over the build of docs/deployment.md.
     log('--- deploy/cinder.service');
     const unit = unitSettings(readFileSync(join(ROOT, 'deploy', 'cinder.service'), 'utf8'));
     await optBuilt;

@@ -1,6 +1,6 @@
 /**
  * `npm run demo:token`: on a running embedded chain (`npm start` or `npm run localnet`), makes a
- * throwaway wallet that fits every tutorial of the README: 1 SOL (for its fees), 1,234.5 tokens of
+ * throwaway wallet that fits every tutorial of the docs: 1 SOL (for its fees), 1,234.5 tokens of
  * a new mint (the burn example), and an empty token account of each token program, SPL Token and
  * Token-2022 (what a reclaim closes: the preview and the keyless script). It prints the wallet's
  * key in base58 (what `userPrivateKey` takes) and writes it as a solana-keygen file (what the
@@ -134,6 +134,6 @@ console.log('Burn the tokens and reclaim the rent:');
 console.log(`curl -s ${cinderUrl}/api/burn_tokens -H 'content-type: application/json' -d '${JSON.stringify(body)}'`);
 console.log('What a reclaim of the whole wallet would close and return (no key):');
 console.log(`curl -s '${cinderUrl}/api/reclaim_rent?owner=${owner.address}'`);
-console.log('Reclaim without giving Cinder the key (README, "Keyless, step by step"):');
+console.log('Reclaim without giving Cinder the key (docs/keyless.md, "Keyless, step by step"):');
 console.log(`${cinderEnv}KEYPAIR=${keyFile} node reclaim.mjs`);
 process.exit(0);

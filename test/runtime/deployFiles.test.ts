@@ -1,6 +1,6 @@
 /**
- * The deployment recipes and the README say the same thing: one production build line, run by the
- * Containerfile's stages, the README's production install and systemd steps, and by
+ * The deployment recipes and docs/deployment.md say the same thing: one production build line, run by
+ * the Containerfile's stages, the page's production install and systemd steps, and by
  * `npm run check:deploy` (which CI runs; it executes the recipes for real). Also the runtime facts
  * the recipes rely on: node is started directly (no npm, no shell, no tsx) so the stop signal
  * reaches the server, and the stop timeouts outlast a burn's deadline.
@@ -18,13 +18,13 @@ const read = (path: string) => readFile(join(ROOT, path), 'utf8');
 /** Output-only npm flags, which change nothing that is installed. */
 const quiet = (command: string) => command.replace(/ --no-audit| --no-fund/g, '');
 
-it('the Containerfile, the README and check:deploy run one production build', async () => {
+it('the Containerfile, docs/deployment.md and check:deploy run one production build', async () => {
   const containerfile = await read('deploy/Containerfile');
   const runs = [...containerfile.matchAll(/^RUN (.+)$/gm)].map((m) => quiet(m[1]!));
   assert.deepEqual(runs, quiet(PRODUCTION_BUILD).split(' && '));
-  const readme = await read('README.md');
-  assert.ok(readme.includes(`\n${quiet(PRODUCTION_BUILD)} `), 'the README\'s production install line');
-  assert.ok(readme.includes(`\n${quiet(PRODUCTION_BUILD).split(' && ').map((c) => `sudo ${c}`).join(' && ')}\n`), 'the README\'s systemd steps');
+  const deployment = await read('docs/deployment.md');
+  assert.ok(deployment.includes(`\n${quiet(PRODUCTION_BUILD)} `), 'the production install line of docs/deployment.md');
+  assert.ok(deployment.includes(`\n${quiet(PRODUCTION_BUILD).split(' && ').map((c) => `sudo ${c}`).join(' && ')}\n`), 'the systemd steps of docs/deployment.md');
   // The runtime stage copies the build, not the sources, and runs node on it directly.
   assert.match(containerfile, /^COPY --from=build \/app\/dist dist$/m);
   assert.match(containerfile, /^CMD \["node", "dist\/server\.js"\]$/m);

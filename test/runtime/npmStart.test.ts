@@ -138,11 +138,13 @@ it('npm start prints the docs page and the demo:token command for its ports; tha
   try {
     const text = started.output();
     assert.match(text, new RegExp(`^API documentation \\(with "Try it out"\\): ${started.url}/docs$`, 'm'));
+    assert.match(text, new RegExp(`^Guide \\(every route, the money rules, deployment\\): ${started.url}/guide$`, 'm'));
     const demo = /^A wallet with tokens to burn on it, in another terminal: (.+)$/m.exec(text)?.[1];
     assert.ok(demo, text);
     // The command as printed: with free ports, it names the server and the chain it must use.
     assert.ok(demo.includes(`CINDER_URL=${started.url} `) && demo.includes(`LOCALNET_RPC_URL=${started.rpcUrl} `), demo);
     assert.ok((await fetch(`${started.url}/docs`)).ok);
+    assert.ok((await fetch(`${started.url}/guide`)).ok);
 
     const made = await bash(demo, {});
     assert.equal(made.code, 0, `${made.stdout}\n${made.stderr}`);

@@ -18,6 +18,7 @@ import { registerPrepareRoutes } from './http/routes/prepare.ts';
 import { registerReclaimRentRoutes } from './http/routes/reclaimRent.ts';
 import { registerRelayTransactionsRoute } from './http/routes/relayTransactions.ts';
 import { registerWebApp } from './http/routes/webApp.ts';
+import { registerGuide } from './http/routes/guide.ts';
 import { monitorSponsorBalance } from './operations/sponsorMonitor.ts';
 import { createSponsorPolicy } from './operations/sponsorPolicy.ts';
 
@@ -55,8 +56,8 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   // 404, or 405 with Allow when the path exists for another method.
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFoundError(app, request)));
 
-  // API keys, rate limits, Idempotency-Key and metrics (README: "Authentication, rate limits and
-  // several instances"). In this order: auth identifies the client, the rate limiter counts it,
+  // API keys, rate limits, Idempotency-Key and metrics (docs/api-keys-and-limits.md,
+  // docs/deployment.md). In this order: auth identifies the client, the rate limiter counts it,
   // auth refuses it (preParsing) before its body is read.
   const metrics = createMetrics();
   const stores = await createStores({ config: deps.config, logger: deps.logger, metrics, chain: deps.chain });
@@ -78,6 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
 
   // A person who opens the server's address in a browser gets the web app (web/); the docs stay at /docs.
   registerWebApp(app, deps);
+  // The docs pages (docs/*.md), rendered once, beside the API's Swagger UI.
+  registerGuide(app);
   registerHealthRoutes(app, deps);
   // Every rule about the sponsor's money, asked by prepare, the keyed doors and the relay.
   const sponsorPolicy = deps.sponsor

@@ -69,6 +69,7 @@ async function main(config: Config): Promise<void> {
     `Cinder listening on ${url}\n` +
       `Web app (reclaim and burn with a browser wallet): ${url}/\n` +
       `API documentation (with "Try it out"): ${url}/docs\n` +
+      `Guide (every route, the money rules, deployment): ${url}/guide\n` +
       (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`) +
       (localnet && RUNNING_FROM_SOURCE ? `A wallet with tokens to burn on it, in another terminal: ${demoTokenCommand(url, localnet)}\n` : ''),
   );

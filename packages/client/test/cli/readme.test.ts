@@ -1,20 +1,21 @@
 /**
- * Runs every example of the README's "Client SDK" and "Command line" sections, as written, against
- * the real app and the embedded local chain: the `npm install` into a fresh project (offline: it
- * links this checkout), the SDK script with plain `node`, and each shell block with `cinder` on the
- * PATH as `npx` puts it there. Only the server address is substituted (the examples use :8080).
- * (The README's curl examples: test/cli/readmeCurl.test.ts.)
+ * Runs every example of the "Client SDK" and "Command line" sections of docs/sdk-and-cli.md (the
+ * README's, before the README moved them there), as written, against the real app and the embedded
+ * local chain: the `npm install` into a fresh project (offline: it links this checkout), the SDK
+ * script with plain `node`, and each shell block with `cinder` on the PATH as `npx` puts it there. Only the server address is substituted (the examples use :8080).
+ * (The curl examples of the README and docs/: test/cli/readmeCurl.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createCinderClient } from '../../src/index.js';
 import { dir as work, holder, run, supplyOf, url, useCliApp } from './cliFixture.ts';
+import { codeBlocksOf, ROOT, sectionOf } from './readmePages.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
+/** Where the SDK and CLI examples live. */
+const PAGE = 'docs/sdk-and-cli.md';
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
 
 interface Block {
@@ -23,12 +24,8 @@ interface Block {
   code: string;
 }
 
-function blocksOf(readme: string, heading: string): Block[] {
-  const start = readme.indexOf(`\n## ${heading}`);
-  assert.ok(start >= 0, `README has a "${heading}" section`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm)].map((m) => ({ section: heading, lang: m[1]!, code: m[2]! }));
+async function blocksOf(heading: string): Promise<Block[]> {
+  return codeBlocksOf(await sectionOf(PAGE, heading)).map((block) => ({ section: heading, ...block }));
 }
 
 let project: string;
@@ -65,14 +62,13 @@ useCliApp('cinder-readme-', {
   },
 });
 
-it('every example of the SDK and CLI sections of the README runs', { timeout: 300_000 }, async () => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...blocksOf(readme, 'Client SDK'), ...blocksOf(readme, 'Command line')];
+it('every example of the SDK and CLI sections of the docs runs', { timeout: 300_000 }, async () => {
+  const blocks = [...(await blocksOf('Client SDK')), ...(await blocksOf('Command line'))];
   assert.ok(blocks.length >= 5, `found ${blocks.length} examples`);
   let ran = 0;
 
   for (const block of blocks) {
-    const where = `README ${block.section}:\n${block.code}`;
+    const where = `${PAGE} ${block.section}:\n${block.code}`;
     const h = await holder(2_000_000n);
     const home = await homeWithKey(h.secretKey);
     const env = { ...baseEnv(home), MINT: h.mint, SIGNATURE: signature };

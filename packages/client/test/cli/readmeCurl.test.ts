@@ -1,5 +1,5 @@
 /**
- * Every `curl` example of the whole README, run as written against the real app and the embedded
+ * Every `curl` example of the README and of every page of docs/, run as written against the real app and the embedded
  * local chain, with only the server address substituted and the placeholders (`<mint address>`,
  * `<scam mint>`, `<address>`, `<base58 secret key>`, `5h3...`) filled with a real holder's mint,
  * address and key (who also holds an empty token account, so that a reclaim has something to
@@ -10,12 +10,11 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createCinderClient } from '../../src/index.js';
 import { createAta, createTestMint } from '@cinder/testkit';
 import { dir as work, holder, run, supplyOf, t, url, useCliApp } from './cliFixture.ts';
+import { DOC_PAGES, readPage } from './readmePages.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
 
 let project: string;
@@ -30,13 +29,16 @@ useCliApp('cinder-readme-curl-', {
   },
 });
 
-it('every curl example of the README runs and succeeds', { timeout: 300_000 }, async () => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((code) => /^curl /m.test(code));
-  const curlLines = readme.split('\n').filter((line) => line.startsWith('curl ')).length;
-  assert.ok(blocks.length >= 3, `found ${blocks.length} curl blocks`);
+it('every curl example of the README and the docs runs and succeeds', { timeout: 600_000 }, async () => {
+  const pages = await Promise.all(DOC_PAGES.map(async (page) => ({ page, markdown: await readPage(page) })));
+  const blocks = pages.flatMap(({ page, markdown }) =>
+    [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => ({ page, block: m[1]! })).filter(({ block }) => /^curl /m.test(block)),
+  );
+  const curlLines = pages.flatMap(({ markdown }) => markdown.split('\n')).filter((line) => line.startsWith('curl ')).length;
+  assert.ok(blocks.length >= 10, `found ${blocks.length} curl blocks`);
+  assert.ok(blocks.some(({ page }) => page === 'README.md'), 'the README has curl examples');
   let ran = 0;
-  for (const block of blocks) {
+  for (const { page, block } of blocks) {
     // A block of curl commands only (and comments, and a command's continuation lines): nothing else to set up.
     const commands = block.split('\n').filter((line) => /^[A-Za-z]/.test(line));
     for (const command of commands) assert.match(command, /^curl /, `a curl block with another command in it:\n${block}`);
@@ -53,7 +55,7 @@ it('every curl example of the README runs and succeeds', { timeout: 300_000 }, a
     assert.doesNotMatch(script, /<[a-z][^>]*>|\.\.\./, `an example placeholder this test does not fill:\n${script}`);
     // --fail-with-body: an HTTP error answer fails the example (with -e and pipefail, the block).
     const result = await run('bash', ['-euo', 'pipefail', '-c', `curl() { command curl --fail-with-body "$@"; }\n${script}`], project, { PATH: process.env.PATH!, HOME: work });
-    const where = `README curl example:\n${block}\n${result.stdout}\n${result.stderr}`;
+    const where = `${page} curl example:\n${block}\n${result.stdout}\n${result.stderr}`;
     assert.equal(result.code, 0, where);
     if (/\/api\/(burn_tokens|reclaim_rent) -H/.test(block)) {
       assert.match(result.stdout, /"status":"success"/, where);
@@ -70,5 +72,5 @@ it('every curl example of the README runs and succeeds', { timeout: 300_000 }, a
     }
     ran += commands.length;
   }
-  assert.equal(ran, curlLines, 'every curl line of the README was run');
+  assert.equal(ran, curlLines, 'every curl line of the README and the docs was run');
 });

@@ -1,8 +1,8 @@
 /**
- * A newcomer's first hour (issue 22, §6), as the README tells it, on the default start (no fee
+ * A newcomer's first hour (issue 22, §6), as the README and its pages tell it, on the default start (no fee
  * sponsor, no API keys, the default rate limits): `npm run demo:token` against the running service
  * and its chain, then what it prints, run as printed: the burn `curl`, the reclaim preview `curl`,
- * and the README's "Keyless, step by step" script (extracted from README.md, run with plain `node`
+ * and the "Keyless, step by step" script (extracted from docs/keyless.md, run with plain `node`
  * and the key file demo:token wrote). Each must succeed and the chain must show what it says, to
  * the lamport. (The sponsored variant of the script: test/cli/readmeKeyless.test.ts.)
  */
@@ -11,17 +11,16 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createKeyPairSignerFromBytes, getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import { fetchMint, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
 import { loadConfig } from '@cinder/service';
 import { createTestApp, type TestApp } from '@cinder/testkit';
 import { getLamports } from '@cinder/testkit';
+import { codeBlocksOf, ROOT, sectionOf } from './readmePages.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
-const KEYLESS = '### Keyless, step by step: sign a prepared transaction with @solana/kit';
-const TRY_A_BURN = '### Try a burn on the local chain';
+const KEYLESS = { page: 'docs/keyless.md', heading: 'Keyless, step by step: sign a prepared transaction with @solana/kit' };
+const TRY_A_BURN = { page: 'docs/local-chain.md', heading: 'Try a burn on the local chain' };
 
 let t: TestApp;
 let url: string;
@@ -48,20 +47,10 @@ function bash(command: string, cwd: string, env: Record<string, string>) {
   });
 }
 
-/** The text of a README section (from its heading to the next heading of the same level or higher). */
-function section(readme: string, heading: string): string {
-  const start = readme.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `README has "${heading}"`);
-  const level = heading.split(' ')[0]!;
-  const end = readme.slice(start + heading.length + 2).search(new RegExp(`^#{1,${level.length}} `, 'm'));
-  return end < 0 ? readme.slice(start) : readme.slice(start, start + heading.length + 2 + end);
-}
-
-it('demo:token makes a wallet for every tutorial; its burn, its preview and the README\'s keyless script run as printed', { timeout: 300_000 }, async () => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const demoCommand = /^npm run demo:token\b/m.exec(section(readme, TRY_A_BURN))?.[0];
-  assert.equal(demoCommand, 'npm run demo:token', 'the README says to run npm run demo:token');
-  const script = /^```js\n([\s\S]*?)^```$/m.exec(section(readme, KEYLESS))?.[1];
+it('demo:token makes a wallet for every tutorial; its burn, its preview and the docs\' keyless script run as printed', { timeout: 300_000 }, async () => {
+  const demoCommand = /^npm run demo:token\b/m.exec(await sectionOf(TRY_A_BURN.page, TRY_A_BURN.heading))?.[0];
+  assert.equal(demoCommand, 'npm run demo:token', `${TRY_A_BURN.page} says to run npm run demo:token`);
+  const script = codeBlocksOf(await sectionOf(KEYLESS.page, KEYLESS.heading)).find((block) => block.lang === 'js')?.code;
   assert.ok(script, 'the keyless section has a js block');
   const scriptName = /^\/\/ (\S+\.mjs)/.exec(script)?.[1];
   assert.ok(scriptName, 'the script names its file');
@@ -110,7 +99,7 @@ it('demo:token makes a wallet for every tutorial; its burn, its preview and the 
   );
   assert.equal(previewed.summary.problem, null, preview.stdout);
 
-  // 3. The burn, as printed: the README's answer.
+  // 3. The burn, as printed: the answer the docs show.
   const burned = await bash(burnCurl, work, {});
   assert.equal(burned.code, 0, burned.stderr);
   const burn = JSON.parse(burned.stdout) as { status: string; message: string };
@@ -118,7 +107,7 @@ it('demo:token makes a wallet for every tutorial; its burn, its preview and the 
   assert.match(burn.message, /^Burned 1,234\.5 of \S+ and closed 1 account; reclaimed 0\.00203928 SOL/);
   assert.equal((await fetchMint(t.chain.rpc, mint)).data.supply, 0n);
 
-  // 4. The keyless script, as the README has it, run by the line demo:token printed: the owner pays.
+  // 4. The keyless script, as docs/keyless.md has it, run by the line demo:token printed: the owner pays.
   await writeFile(join(work, scriptName), script);
   const rents = (await Promise.all([emptyClassic, empty2022].map((a) => t.chain.rpc.getBalance(a).send()))).reduce((sum, { value }) => sum + value, 0n);
   const ownerBefore = await getLamports(t.chain, owner);

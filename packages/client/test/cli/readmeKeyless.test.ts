@@ -1,25 +1,25 @@
 /**
- * Runs the README's "Keyless, step by step" script as written (plain `node`, importing
+ * Runs the "Keyless, step by step" script of docs/keyless.md as written (plain `node`, importing
  * @solana/kit as an installed project would) in its sponsored variant (SPONSORED=1) against the
  * real app with a fee sponsor, for a wallet that holds 0 SOL: afterwards the chain must show what
- * the README says, to the lamport (the owner gets the rent minus the fees the chain recorded, the
+ * the page says, to the lamport (the owner gets the rent minus the fees the chain recorded, the
  * sponsor is unchanged). The variant where the owner pays, on the default start, with the wallet
  * and key file of demo:token: test/cli/readmeDemo.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { airdropFactory, createKeyPairSignerFromBytes, lamports, type Signature } from '@solana/kit';
 import { loadSponsor, type Sponsor } from '@cinder/service';
 import { createTestApp, type TestApp } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
 import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports } from '@cinder/testkit';
+import { codeBlocksOf, ROOT, sectionOf } from './readmePages.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
-const HEADING = '### Keyless, step by step: sign a prepared transaction with @solana/kit';
+const PAGE = 'docs/keyless.md';
+const HEADING = 'Keyless, step by step: sign a prepared transaction with @solana/kit';
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 
 let t: TestApp;
@@ -47,11 +47,8 @@ after(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-it('the README\'s keyless script reclaims a 0-SOL wallet without giving Cinder its key; the sponsor ends where it began', { timeout: 180_000 }, async () => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n${HEADING}\n`);
-  assert.ok(start >= 0, `README has "${HEADING}"`);
-  const script = /^```js\n([\s\S]*?)^```$/m.exec(readme.slice(start))?.[1];
+it('the docs\' keyless script reclaims a 0-SOL wallet without giving Cinder its key; the sponsor ends where it began', { timeout: 180_000 }, async () => {
+  const script = codeBlocksOf(await sectionOf(PAGE, HEADING)).find((block) => block.lang === 'js')?.code;
   assert.ok(script, 'the section has a js block');
   const name = /^\/\/ (\S+\.mjs)/.exec(script)?.[1];
   assert.ok(name, 'the script names its file');

@@ -1,6 +1,6 @@
 /**
- * Runs every example of the README's "Reclaim a whole wallet, and keyless use, from the SDK and the
- * CLI" section, as written, against the real app and a wallet on the embedded chain: the SDK
+ * Runs every example of the "Reclaim a whole wallet, and keyless use, from the SDK and the CLI"
+ * section of docs/sdk-and-cli.md (the README's, before the README moved it there), as written, against the real app and a wallet on the embedded chain: the SDK
  * scripts with plain `node` (importing `cinder/client` and `@solana/kit` as an installed project
  * would), and each shell block with `cinder` on the PATH. Only the server address is substituted,
  * and the comment line where the wallet signs is replaced by a signer with @solana/kit
@@ -8,16 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { fetchMint } from '@solana-program/token';
 import { createTestApp, type TestApp } from '@cinder/testkit';
 import { getLamports } from '@cinder/testkit';
 import { stillOpen, walletToReclaim, type ReclaimWallet } from '../sdk/reclaimFixture.ts';
+import { codeBlocksOf, ROOT, sectionOf } from './readmePages.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url)).replace(/\/$/, '');
+/** Where the examples live. */
+const PAGE = 'docs/sdk-and-cli.md';
 const EXAMPLE_URL = 'http://127.0.0.1:8080';
 const HEADING = 'Reclaim a whole wallet, and keyless use, from the SDK and the CLI';
 /** The line of the keyless shell example where the user's wallet signs. */
@@ -67,16 +68,12 @@ async function assertReclaimed(w: ReclaimWallet, where: string): Promise<void> {
   assert.equal((await fetchMint(t.chain.rpc, w.kept!.mint)).data.supply, 0n, where);
 }
 
-it('every example of the README\'s reclaim and keyless section runs and does what it says', { timeout: 600_000 }, async () => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n## ${HEADING}\n`);
-  assert.ok(start >= 0, `README has a "${HEADING}" section`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const blocks = [...readme.slice(start, end).matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+it('every example of the docs\' reclaim and keyless section runs and does what it says', { timeout: 600_000 }, async () => {
+  const blocks = codeBlocksOf(await sectionOf(PAGE, HEADING));
   assert.ok(blocks.length >= 5, `found ${blocks.length} examples`);
 
   for (const block of blocks) {
-    const where = `README example:\n${block.code}`;
+    const where = `${PAGE} example:\n${block.code}`;
     if (block.lang === 'text') {
       // Output shown as the CLI prints it.
       assert.match(block.code, /^\$ cinder reclaim --owner \S+\nWallet \S+: \d+ token accounts\nACCOUNT +MINT +ACTION +LAMPORTS +CODE\n/, where);

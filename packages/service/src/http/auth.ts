@@ -1,5 +1,5 @@
 /**
- * API keys (contract, "Authentication (401)"). Off when API_KEYS is empty. Otherwise every
+ * API keys (docs/api-keys-and-limits.md, "API keys (401)"). Off when API_KEYS is empty. Otherwise every
  * request whose path starts with /api must present one configured key as
  * `Authorization: Bearer <key>` or `X-API-Key: <key>`, else 401 UNAUTHORIZED with
  * `WWW-Authenticate: Bearer`. /health, /ready and the other non-/api paths stay open.

@@ -1,5 +1,5 @@
 /**
- * The HTTP edge (contract, "Common rules"): what happens to a request before, around and instead
+ * The HTTP edge (docs/security.md, "Hardened edge"): what happens to a request before, around and instead
  * of a route. Everything a client can send reaches one of these, so each is written to never
  * answer 5xx, never answer anything but problem+json on error, and never copy request bytes into a
  * log line or an answer.

@@ -1,6 +1,6 @@
 /**
- * `Idempotency-Key` on POST /api/burn_tokens (contract: "the same key with the same body within
- * 24 h returns the first answer without touching the chain again").
+ * `Idempotency-Key` on POST /api/burn_tokens (docs/api-keys-and-limits.md, "Idempotency-Key": the same
+ * key with the same body within 24 h returns the first answer without touching the chain again).
  *
  * Hooked onto the burn route from app.ts (an onRoute hook adds a route-level preHandler and
  * onSend), so the route itself knows nothing about it:

@@ -13,7 +13,7 @@
  *   page then shows its locks and "Authorize"; without keys, none (nothing there to authorize).
  *
  * Served at GET /openapi.json; Swagger UI (from the npm package, no CDN) at GET /docs, which
- * loads the document from /openapi.json too, so the page and the README name one address.
+ * loads the document from /openapi.json too, so the page and the docs (docs/api.md) name one address.
  */
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
@@ -22,6 +22,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES, statusOf, titleOf, type CinderErrorCode } from '../errors.ts';
 import type { CinderApp } from './types.ts';
 import { IDEMPOTENT_ROUTES } from './idempotency.ts';
+import { GUIDE_PATH } from './routes/guide.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 
@@ -285,7 +286,7 @@ export function completeDocument(document: OpenApiDocument, options: { apiKeys: 
   return document;
 }
 
-/** The address of the document, for the README, the docs page and its tests alike. */
+/** The address of the document, for the docs, the Swagger UI page and its tests alike. */
 export const OPENAPI_PATH = '/openapi.json';
 
 /**
@@ -301,7 +302,8 @@ export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolea
         version: pkg.version,
         description:
           `${pkg.description}.\n\nEvery error is RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`; ` +
-          'each error response below lists the codes it can carry. u64 amounts are decimal strings.',
+          'each error response below lists the codes it can carry. u64 amounts are decimal strings.\n\n' +
+          `Every route explained, the money rules, keyless and sponsored use, deployment: [the guide](${GUIDE_PATH}).`,
       },
       tags: [
         { name: 'burn', description: 'Burn a token and reclaim the rent of its accounts' },

@@ -1,5 +1,5 @@
 /**
- * Rate limits (contract, "Rate limits (429)"), per client and per route, fixed one-minute windows.
+ * Rate limits (docs/api-keys-and-limits.md, "Rate limits (429)"), per client and per route, fixed one-minute windows.
  *
  * - Request counts come from @fastify/rate-limit (`createRateLimit`, one limiter per budget): its
  *   Redis store (one Lua script, INCR + PEXPIRE) when REDIS_URL is set, its in-memory LRU store

@@ -1,5 +1,5 @@
 /**
- * One pipeline, three doors (DESIGN.md): read the wallet → plan each account's action → compile
+ * One pipeline, three doors (docs/architecture.md): read the wallet → plan each account's action → compile
  * (pack, price, money rules) → sign → land. A burn of one mint and a whole-wallet reclaim differ
  * only in what is read and planned; a preview stops after compile, prepare hands back the unsigned
  * bytes, a keyed operation signs and lands.

@@ -1,5 +1,5 @@
 /**
- * The fee sponsor's policy, in one place (DESIGN.md "The sponsor's policy, in one place"). Prepare,
+ * The fee sponsor's policy, in one place (docs/architecture.md, "The sponsor's policy, in one place"). Prepare,
  * the keyed doors and the relay ask it; they never decide about the sponsor's money themselves.
  *
  * A transaction that fails on chain still charges its fee payer, and anyone can make a sponsored

@@ -1,6 +1,6 @@
 /**
  * The money rules, in one place, as checks on the compiled plan before anything is signed
- * (contract: "Money rules"). Pure: balances and fees in, a CinderError out when a rule says no.
+ * (docs/money.md). Pure: balances and fees in, a CinderError out when a rule says no.
  */
 import type { Address } from '@solana/kit';
 import { CinderError } from '../errors.ts';

@@ -1,6 +1,6 @@
 /**
- * One money operation per key at a time (contract, money rules: "one burn per owner and mint at a
- * time, across instances"). Two identical burns a moment apart must not both sign and send: the
+ * One money operation per key at a time (docs/money.md: one burn per owner and mint at a
+ * time, across instances). Two identical burns a moment apart must not both sign and send: the
  * second could only fail on chain, and its owner would pay its fee.
  *
  * - In one process, a second `run` with a key that is running JOINS the first: it gets the same

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { guessableSecretReason } from '../../src/keys/serverSecret.ts';
@@ -46,9 +46,11 @@ describe('SERVER_SECRET must not be guessable', () => {
     for (const secret of [TEST_SERVER_SECRET, checkDeploy!]) assert.equal(loadConfig({ SERVER_SECRET: secret }).serverSecret, secret);
   });
 
-  it('the example env file ships it empty, and no SERVER_SECRET value printed in the README or deploy files would start', () => {
+  it('the example env file ships it empty, and no SERVER_SECRET value printed in the docs or deploy files would start', () => {
     assert.match(readFileSync(new URL('deploy/cinder.env.example', REPO), 'utf8'), /^SERVER_SECRET=$/m);
-    for (const file of ['README.md', 'deploy/cinder.env.example', 'deploy/compose.yaml', 'deploy/cinder.service']) {
+    const docs = readdirSync(new URL('docs/', REPO)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+    assert.ok(docs.includes('docs/deployment.md'), 'the docs are read');
+    for (const file of ['README.md', ...docs, 'deploy/cinder.env.example', 'deploy/compose.yaml', 'deploy/cinder.service']) {
       for (const [, value] of readFileSync(new URL(file, REPO), 'utf8').matchAll(/SERVER_SECRET[=:] *["']?([^\s"'$`]{32,})/g)) {
         assert.ok(guessableSecretReason(value!), `${file} prints SERVER_SECRET=${value}, which must be refused`);
       }

@@ -59,15 +59,17 @@ function renderPage(template: string, config: Pick<Config, 'apiKeys'>, cluster: 
   return template.replace('{{API_KEY}}', config.apiKeys.length > 0 ? 'required' : 'none').replace('{{CLUSTER}}', cluster ?? '');
 }
 
-interface File {
+/** A file served from memory, with its ETag (the web app's and the guide's). */
+export interface StaticFile {
   body: Buffer;
   type: string;
   etag: string;
 }
 
-const file = (body: Buffer, type: string): File => ({ body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+export const staticFile = (body: Buffer, type: string): StaticFile => ({ body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
 
-function send(request: FastifyRequest, reply: FastifyReply, { body, type, etag }: File) {
+/** Sends a file with the web app's headers (its strict Content-Security-Policy among them), or 304. */
+export function sendFile(request: FastifyRequest, reply: FastifyReply, { body, type, etag }: StaticFile) {
   reply.headers(HEADERS).header('etag', etag);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   return reply.type(type).send(body);
@@ -75,20 +77,20 @@ function send(request: FastifyRequest, reply: FastifyReply, { body, type, etag }
 
 export function registerWebApp(app: CinderApp, { config, chain }: Pick<AppDeps, 'config' | 'chain'>): void {
   const template = readFileSync(new URL('index.html', WEB_APP_BUNDLE), 'utf8');
-  const pageFor = (cluster: string | null) => file(Buffer.from(renderPage(template, config, cluster)), 'text/html; charset=utf-8');
+  const pageFor = (cluster: string | null) => staticFile(Buffer.from(renderPage(template, config, cluster)), 'text/html; charset=utf-8');
   // The cluster comes from the RPC node's genesis hash (read once, cached by the adapter); while the
   // node cannot be reached the page is served without explorer links.
-  let known: File | undefined;
+  let known: StaticFile | undefined;
   const unknownCluster = pageFor(null);
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     if (!known) {
       const genesisHash = await chain.getGenesisHash(Date.now() + 2000).catch(() => null);
       if (genesisHash !== null) known = pageFor(clusterOf(genesisHash));
     }
-    return send(request, reply, known ?? unknownCluster);
+    return sendFile(request, reply, known ?? unknownCluster);
   });
   for (const [name, type] of Object.entries(ASSETS)) {
-    const asset = file(readFileSync(new URL(name, WEB_APP_BUNDLE)), type);
-    app.get(`/app/${name}`, { schema: { hide: true } }, (request, reply) => send(request, reply, asset));
+    const asset = staticFile(readFileSync(new URL(name, WEB_APP_BUNDLE)), type);
+    app.get(`/app/${name}`, { schema: { hide: true } }, (request, reply) => sendFile(request, reply, asset));
   }
 }
