@@ -57,8 +57,10 @@ const NO_TYPESCRIPT: Record<string, string> = (() => {
  */
 function assertNoTypeScriptAtRunTime(app: string): void {
   for (const tool of ['tsx', 'esbuild', 'typescript']) assert.ok(!existsSync(join(app, 'node_modules', tool)), `${tool} is not installed`);
-  const built = execFileSync('find', ['dist', 'bin', '-type', 'f'], { cwd: app, encoding: 'utf8' }).trim().split('\n');
-  assert.ok(built.includes('dist/server.js') && built.includes('dist/client/cli.js') && built.includes('dist/wallets/worker.js'), 'the build is there');
+  const built = execFileSync('sh', ['-c', 'find packages/*/dist packages/*/bin -type f'], { cwd: app, encoding: 'utf8' }).trim().split('\n');
+  for (const file of ['packages/service/dist/server.js', 'packages/service/dist/wallets/worker.js', 'packages/localnet/dist/index.js', 'packages/client/dist/cli.js']) {
+    assert.ok(built.includes(file), `the build is there: ${file}`);
+  }
   const typescript = built.filter((file) => /\.(ts|mts|cts)$/.test(file) && !file.endsWith('.d.ts'));
   assert.deepEqual(typescript, [], 'no TypeScript in the build');
   log(`no tsx, esbuild or typescript installed; ${built.length} built files, none TypeScript`);
@@ -249,7 +251,7 @@ async function checkServer(running: Running): Promise<void> {
   assert.equal((await fetch(`${running.url}/guide/deployment`)).status, 200, 'GET /guide/deployment');
   const refused = await fetch(`${running.url}/api/generate_wallets?n=2`);
   assert.equal(refused.status, 401, 'an API route without the API key');
-  // 100 wallets: more than the event loop makes itself, so the worker threads (dist/wallets/worker.js) run too.
+  // 100 wallets: more than the event loop makes itself, so the worker threads (packages/service/dist/wallets/worker.js) run too.
   const wallets = await fetch(`${running.url}/api/generate_wallets?n=100`, { headers: { authorization: `Bearer ${API_KEY}` } });
   assert.equal(wallets.status, 200, 'an API route with the API key');
   assert.equal(((await wallets.json()) as { wallets: string[] }).wallets.length, 100);
@@ -258,7 +260,7 @@ async function checkServer(running: Running): Promise<void> {
 
 function checkCli(cwd: string, url: string): void {
   const env = { PATH: process.env.PATH!, HOME: cwd, CINDER_URL: url, CINDER_API_KEY: API_KEY, ...NO_TYPESCRIPT };
-  const plain = spawnSync(process.execPath, ['bin/cinder.js', 'wallets', '-n', '2'], { cwd, env, encoding: 'utf8' });
+  const plain = spawnSync(process.execPath, ['packages/client/bin/cinder.js', 'wallets', '-n', '2'], { cwd, env, encoding: 'utf8' });
   assert.equal(plain.status, 0, `cinder wallets -n 2: ${plain.stderr}`);
   assert.equal((JSON.parse(plain.stdout) as { wallets: string[] }).wallets.length, 2);
   log('cinder wallets -n 2: 2 wallets');
@@ -267,7 +269,7 @@ function checkCli(cwd: string, url: string): void {
     return;
   }
   // On a terminal the CLI loads cli-progress for its bar: it must be installed in production.
-  const tty = spawnSync('script', ['-qfec', `${process.execPath} bin/cinder.js wallets -n 2 --format csv --out tty.csv`, '/dev/null'], {
+  const tty = spawnSync('script', ['-qfec', `${process.execPath} packages/client/bin/cinder.js wallets -n 2 --format csv --out tty.csv`, '/dev/null'], {
     cwd,
     env: { ...env, TERM: 'xterm' },
     encoding: 'utf8',
