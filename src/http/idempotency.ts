@@ -41,8 +41,8 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHan
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { CinderApp } from './types.ts';
-import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
-import { describeTransactionError } from '../chain/transactionError.ts';
+import type { ChainAdapter } from '../chain/types.ts';
+import { overallStatus, readSentVerdicts, reportOf, type OperationStatus } from '../chain/verdicts.ts';
 import { CinderError } from '../errors.ts';
 import { parsePrivateKey, type PrivateKeyInput } from '../keys/parsePrivateKey.ts';
 import type { Metrics } from '../metrics.ts';
@@ -102,15 +102,7 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-type TransactionState = { signature: string; status: 'success' | 'failed' | 'pending'; slot: number | null; error: string | null };
-
-/** The current state of a sent transaction, as GET /api/transactions says it. */
-function stateOf(signature: string, status: SignatureStatus | null, expired: boolean, commitment: Config['commitment']): TransactionState {
-  if (status?.err) return { signature, status: 'failed', slot: Number(status.slot), error: describeTransactionError(status.err) };
-  if (status && hasReachedCommitment(status, commitment)) return { signature, status: 'success', slot: Number(status.slot), error: null };
-  if (!status && expired) return { signature, status: 'failed', slot: null, error: 'its blockhash expired before it landed; nothing was burned by it' };
-  return { signature, status: 'pending', slot: status ? Number(status.slot) : null, error: null };
-}
+type TransactionState = { signature: string; status: OperationStatus; slot: number | null; error: string | null };
 
 function asArray<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -161,20 +153,17 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
     let transactions: TransactionState[];
     let lookedUp = true;
     try {
-      const signatures = sent.signatures as Signature[];
-      const statuses = await chain.getSignatureStatuses(signatures, deadline);
-      const expired = statuses.some((s) => s === null) && (await chain.getBlockHeight(deadline)) > BigInt(sent.lastValidBlockHeight);
-      // Expired: one more look at the unknown ones, since one may have landed between the two calls.
-      const unknown = signatures.filter((_, i) => !statuses[i]);
-      const late = expired ? await chain.getSignatureStatuses(unknown, deadline) : [];
-      const lateOf = new Map(unknown.map((signature, i) => [signature, late[i] ?? null]));
-      const final = statuses.map((status, i) => status ?? lateOf.get(signatures[i]!) ?? null);
-      transactions = sent.signatures.map((s, i) => stateOf(s, final[i] ?? null, expired, chain.commitment));
+      const lastValidBlockHeight = BigInt(sent.lastValidBlockHeight);
+      const verdicts = await readSentVerdicts(chain, sent.signatures.map((signature) => ({ signature: signature as Signature, lastValidBlockHeight })), deadline);
+      transactions = sent.signatures.map((signature, i) => {
+        const { status, slot, error } = reportOf(verdicts[i]!);
+        return { signature, status, slot: slot === null ? null : Number(slot), error };
+      });
     } catch {
       lookedUp = false;
       transactions = sent.signatures.map((signature) => ({ signature, status: 'pending' as const, slot: null, error: null }));
     }
-    const status = transactions.some((t) => t.status === 'failed') ? 'failed' : transactions.some((t) => t.status === 'pending') ? 'pending' : 'success';
+    const status = overallStatus(transactions.map((t) => t.status));
     const count = transactions.length === 1 ? 'Its transaction' : `Its ${transactions.length} transactions`;
     const first = transactions[0]!.signature;
     const operation = request.routeOptions.url === '/api/reclaim_rent' ? 'reclaim' : 'burn';

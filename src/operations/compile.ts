@@ -6,7 +6,7 @@
  * before anything is signed.
  */
 import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, type Address, type TransactionSigner } from '@solana/kit';
-import type { BlockhashLifetime, ChainAdapter } from '../chain/chainAdapter.ts';
+import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { customErrorCode, describeTransactionError, tokenErrorCode } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
 import { computeUnitPriceFor, formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';

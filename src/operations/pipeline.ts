@@ -11,10 +11,9 @@ import {
   signTransactionMessageWithSigners,
   type Address,
   type KeyPairSigner,
-  type Signature,
 } from '@solana/kit';
-import type { ChainAdapter } from '../chain/chainAdapter.ts';
-import { CinderError, type CinderErrorCode } from '../errors.ts';
+import type { ChainAdapter } from '../chain/types.ts';
+import { CinderError } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
@@ -22,12 +21,18 @@ import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
-import { landTransactions, overallStatus, type BeforeSend, type OperationStatus } from './land.ts';
+import { landTransactions, overallStatus, type BeforeSend } from './land.ts';
 import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
 import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
+
+import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
+
+// The result's names, also exported from here for the routes that run the pipeline.
+export type { Door, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
+export { reasonText, skippedOf };
 
 export interface PipelineDeps {
   chain: ChainAdapter;
@@ -44,9 +49,6 @@ export interface PipelineDeps {
   recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
 }
 
-/** What the owner asked for: one mint burned (a burn), or the whole wallet cleaned (a reclaim). */
-export type Door = { kind: 'burn'; mint: Address } | { kind: 'reclaim'; burn: readonly Address[]; withdrawExcess: boolean };
-
 export interface PipelineRequest {
   owner: Address;
   door: Door;
@@ -62,13 +64,6 @@ export interface PipelineRequest {
   keyIsSeed?: boolean;
 }
 
-export interface SkippedAccount {
-  address: Address;
-  code: CinderErrorCode;
-  /** Why, in a sentence. */
-  reason: string;
-}
-
 export interface PlannedOperation {
   request: PipelineRequest;
   state: WalletState;
@@ -79,62 +74,6 @@ export interface PlannedOperation {
   problem: CinderError | null;
   mint: MintState | null;
 }
-
-export interface TransactionReport {
-  signature: Signature;
-  status: OperationStatus;
-  slot: bigint | null;
-  closedAccounts: Address[];
-  computeUnitLimit: number;
-  computeUnitPriceMicroLamports: bigint;
-  feeLamports: bigint;
-  error: string | null;
-}
-
-export interface OperationResult {
-  status: OperationStatus;
-  message: string;
-  owner: Address;
-  signatures: Signature[];
-  slot: bigint | null;
-  sponsored: boolean;
-  transactions: TransactionReport[];
-  /** What landed without error: */
-  closedAccounts: Address[];
-  burned: { mint: Address; amount: bigint; decimals: number }[];
-  reclaimedLamports: bigint;
-  excessWithdrawnLamports: bigint;
-  /** Fees the owner bore (sponsored: repaid to the sponsor) for the transactions that landed. */
-  feeLamports: bigint;
-  netLamports: bigint;
-  skippedAccounts: SkippedAccount[];
-}
-
-/** Why an account is skipped, in a sentence a person can act on. */
-function skipReason(action: AccountAction): string {
-  const { account } = action;
-  switch (action.code) {
-    case 'ACCOUNT_FROZEN':
-      return `Token account ${account.address} is frozen by the mint's freeze authority: it can be neither burned nor closed until thawed`;
-    case 'CLOSE_AUTHORITY_NOT_OWNER':
-      return `Token account ${account.address} has close authority ${account.closeAuthority}, not the owner: only that authority can close it`;
-    case 'CONFIDENTIAL_BALANCE_NOT_EMPTY':
-      return `Token account ${account.address} holds a confidential-transfer balance; Token-2022 only closes it once that balance is withdrawn (this needs the owner's ElGamal key)`;
-    case 'MINT_PAUSED':
-      return `Token account ${account.address} holds a balance of a paused mint (Token-2022 Pausable): the program refuses to burn it until the mint's pause authority resumes the mint`;
-    case 'BURN_NOT_PERMITTED':
-      return `Token account ${account.address} holds a balance of a mint with Token-2022 PermissionedBurn: a burn needs the mint's burn authority to sign as well, and Cinder never holds that key`;
-    case 'MINT_NOT_FOUND':
-      return `Token account ${account.address} belongs to mint ${account.mint}, which no longer exists, and it still holds tokens or withheld fees`;
-    default:
-      return `Token account ${account.address} cannot be closed (${action.code})`;
-  }
-}
-
-export const skippedOf = (actions: readonly AccountAction[]): SkippedAccount[] =>
-  actions.filter((a) => a.action === 'skip').map((a) => ({ address: a.account.address, code: a.code!, reason: skipReason(a) }));
-
-export const reasonText = (skipped: readonly SkippedAccount[]): string => skipped.map((s) => s.reason).join('; ');
 
 function nothingToDo(request: PipelineRequest, actions: AccountAction[]): CinderError {
   const skipped = skippedOf(actions);

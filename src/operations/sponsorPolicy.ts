@@ -40,6 +40,7 @@ import { formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';
 import { messageInstructions, notCinderInstruction, transferSolOf, type RelayableMessage } from '../plan/relayRules.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SponsorLedger } from '../store/sponsorLedger.ts';
+import { reportOf } from '../chain/verdicts.ts';
 import { reportLanding, type LandingOutcome, type LandingReport, type SignedForSending } from './land.ts';
 
 /**
@@ -64,8 +65,7 @@ export interface SponsoredSend extends SignedForSending {
 export type SponsoredOutcome = LandingOutcome | { kind: 'withheld'; reason: string };
 
 export function reportSponsoredLanding(outcome: SponsoredOutcome): LandingReport {
-  if (outcome.kind === 'withheld') return { status: 'failed', slot: null, paidFee: false, error: `not sent: ${outcome.reason}` };
-  return reportLanding(outcome);
+  return outcome.kind === 'withheld' ? reportOf({ kind: 'not-sent', reason: `not sent: ${outcome.reason}` }) : reportLanding(outcome);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
