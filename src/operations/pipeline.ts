@@ -19,13 +19,14 @@ import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletS
 import type { Sponsor } from '../keys/sponsor.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
-import { compiledMessage, compilePlan, type CompiledPlan } from './compile.ts';
+import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
 import { landTransactions, overallStatus, type BeforeSend } from './land.ts';
 import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
 import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
 import { formatSol } from '../plan/priorityFee.ts';
+import { netOf } from '../plan/net.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 
 import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
@@ -170,10 +171,8 @@ export function createPipeline(deps: PipelineDeps) {
       );
       return { ...base, plan, problem: null };
     } catch (error) {
-      // The sponsor declining this wallet, or its outstanding sponsored operation, is a problem of
-      // the plan too: a preview shows it, the other doors throw it.
-      const planProblem = error instanceof CinderError && (error.status === 400 || error.code === 'SPONSOR_DECLINED' || error.code === 'SPONSORED_OPERATION_IN_PROGRESS');
-      if (planProblem) return { ...base, plan: null, problem: error };
+      // A problem of the plan (money rules, chain state, the sponsor's policy): a preview shows it, the other doors throw it.
+      if (isPlanProblem(error)) return { ...base, plan: null, problem: error };
       throw error;
     }
   }
@@ -239,9 +238,10 @@ export function createPipeline(deps: PipelineDeps) {
       const sum = burned.get(entry.mint);
       burned.set(entry.mint, sum ? { ...sum, amount: sum.amount + entry.amount } : entry);
     }
-    const reclaimedLamports = landedActions.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-    const excessWithdrawnLamports = landedActions.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-    const feeLamports = transactions.reduce((s, t) => s + t.feeLamports, 0n);
+    const net = netOf(
+      landedActions,
+      transactions.reduce((s, t) => s + t.feeLamports, 0n),
+    );
     const slots = transactions.map((t) => t.slot).filter((s): s is bigint => s !== null);
     const result: Omit<OperationResult, 'message'> = {
       status: overallStatus(transactions.map((t) => t.status)),
@@ -252,10 +252,7 @@ export function createPipeline(deps: PipelineDeps) {
       transactions,
       closedAccounts: landedActions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
       burned: [...burned.values()],
-      reclaimedLamports,
-      excessWithdrawnLamports,
-      feeLamports,
-      netLamports: reclaimedLamports + excessWithdrawnLamports - feeLamports,
+      ...net,
       skippedAccounts: skippedOf(planned.actions),
     };
     // Plain data only: the operation locks hand this result to waiters on other instances as JSON.

@@ -5,6 +5,7 @@
 import { isAddress, type Address } from '@solana/kit';
 import Type, { type TSchema } from 'typebox';
 import { formatSol } from '../../plan/priorityFee.ts';
+import { netOf } from '../../plan/net.ts';
 import { CinderError } from '../../errors.ts';
 import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -215,10 +216,7 @@ export const PreviewSchema = Type.Object({
 export function previewOf(planned: PlannedOperation) {
   const { actions, plan, problem: blocker } = planned;
   const count = (kind: string) => actions.filter((a) => a.action === kind).length;
-  const sent = plan ? plan.transactions.flatMap((t) => t.planned.actions) : [];
-  const reclaim = sent.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-  const excess = sent.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-  const fee = plan?.feeLamports ?? 0n;
+  const net = netOf(plan ? plan.transactions.flatMap((t) => t.planned.actions) : [], plan?.feeLamports ?? 0n);
   return {
     owner: planned.state.owner,
     accounts: actions.map((a) => ({
@@ -244,11 +242,11 @@ export function previewOf(planned: PlannedOperation) {
       keep: count('keep'),
       skip: count('skip'),
       transactions: plan?.transactions.length ?? 0,
-      reclaimLamports: u64(reclaim),
-      excessLamports: u64(excess),
-      feeLamports: u64(fee),
-      netLamports: u64(reclaim + excess - fee),
-      netSol: formatSol(reclaim + excess - fee),
+      reclaimLamports: u64(net.reclaimedLamports),
+      excessLamports: u64(net.excessWithdrawnLamports),
+      feeLamports: u64(net.feeLamports),
+      netLamports: u64(net.netLamports),
+      netSol: formatSol(net.netLamports),
       sponsored: plan?.sponsored ?? false,
       problem: blocker ? { code: blocker.code, detail: blocker.message } : null,
     },
