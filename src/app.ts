@@ -102,8 +102,8 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     turns: stores.locks,
     recordPrepared: rateLimits.recordPrepared,
   });
-  registerBurnTokensRoute(app, { config: deps.config, pipeline, locks: stores.locks });
-  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, locks: stores.locks, previewSlots: createPreviewSlots(deps.config.previewsPerClient) });
+  registerBurnTokensRoute(app, { config: deps.config, pipeline });
+  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, previewSlots: createPreviewSlots(deps.config.previewsPerClient) });
   registerPrepareRoutes(app, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret });
   registerGenerateWalletsRoute(app, deps);
   registerTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions });

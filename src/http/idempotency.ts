@@ -1,9 +1,10 @@
 /**
- * `Idempotency-Key` on POST /api/burn_tokens (contract: "the same key with the same body within
- * 24 h returns the first answer without touching the chain again").
+ * `Idempotency-Key` on the routes that sign and send with the caller's key, POST /api/burn_tokens
+ * and POST /api/reclaim_rent (contract: "the same key with the same body within 24 h returns the
+ * first answer without touching the chain again").
  *
- * Hooked onto the burn route from app.ts (an onRoute hook adds a route-level preHandler and
- * onSend), so the route itself knows nothing about it:
+ * Hooked onto every route whose config says `idempotent: true` (src/http/routeConfig.ts: an
+ * onRoute hook adds a route-level preHandler and onSend), so the route only declares it:
  *
  * - preHandler (the body is parsed and valid): no header → nothing to do. Otherwise the record
  *   key is HMAC-SHA256(SERVER_SECRET, cluster, client, owner, Idempotency-Key):
@@ -27,8 +28,9 @@
  *     · same key, another body → 400 IDEMPOTENCY_KEY_REUSED;
  *     · store unreachable (Redis) → 503 SERVICE_UNAVAILABLE, nothing sent: fails closed, so a
  *       burn can never run twice.
- * - request.cinderRecordSent(signatures, lastValidBlockHeight): the burn calls it right before
- *   sending; the signatures go into the record durably (Redis, or the journal of the memory
+ * - request.cinderRecordSent(signatures, lastValidBlockHeight): the keyed door hands it to the
+ *   pipeline as its "record sent" callback (src/http/routes/keyedOperation.ts), which calls it right
+ *   before sending; the signatures go into the record durably (Redis, or the journal of the memory
  *   store) and the record then lives 24 h. If that fails, the burn sends nothing (503).
  * - onSend: a 200 (status success, failed or pending: something was sent, so running the request
  *   again is never right) is stored for 24 h. Any other answer (a 400 of validation or of chain
@@ -50,8 +52,6 @@ import type { IdempotencyStore, SentMark } from '../store/idempotencyStore.ts';
 import { throttledLog } from '../store/redis.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** The routes that sign and send with the caller's key: a retried request must never send twice. */
-export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set(['/api/burn_tokens', '/api/reclaim_rent']);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 declare module 'fastify' {
@@ -284,7 +284,8 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
   };
 
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (!IDEMPOTENT_ROUTES.has(route.url) || !asArray(route.method).includes('POST')) return;
+    // The routes that sign and send with the caller's key say so in their config (src/http/routeConfig.ts).
+    if (!route.config?.idempotent) return;
     route.preHandler = [...asArray(route.preHandler), preHandler as preHandlerHookHandler];
     route.onSend = [...asArray(route.onSend), onSend as onSendHookHandler];
   });

@@ -20,8 +20,11 @@ export interface SignedForSending {
 
 export type LandingOutcome = SendOutcome | { kind: 'not-sent' };
 
-/** Told the signatures right before the first is sent (idempotency records them, so a retry after a crash finds them). */
-export type BeforeSend = (signatures: Signature[], lastValidBlockHeight: bigint) => Promise<void>;
+/**
+ * Told the signatures right before the first is sent (the caller records them: its lock's hold for
+ * landing, an Idempotency-Key record, so a retry after a crash finds them). Throwing sends nothing.
+ */
+export type RecordSent = (signatures: Signature[], lastValidBlockHeight: bigint) => Promise<void>;
 
 export interface LandingDeps {
   chain: ChainAdapter;
@@ -36,11 +39,11 @@ export async function landTransactions(
   { chain, sentTransactions }: LandingDeps,
   transactions: readonly SignedForSending[],
   deadline: number,
-  beforeSend?: BeforeSend,
+  recordSent?: RecordSent,
 ): Promise<LandingOutcome[]> {
-  if (beforeSend && transactions.length > 0) {
+  if (recordSent && transactions.length > 0) {
     const lastValid = transactions.reduce((max, t) => (t.lastValidBlockHeight > max ? t.lastValidBlockHeight : max), 0n);
-    await beforeSend(
+    await recordSent(
       transactions.map((t) => t.signature),
       lastValid,
     );

@@ -21,7 +21,7 @@ import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
-import { landTransactions, overallStatus, type BeforeSend } from './land.ts';
+import { landTransactions, overallStatus, type RecordSent } from './land.ts';
 import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
 import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
@@ -188,7 +188,7 @@ export function createPipeline(deps: PipelineDeps) {
     request: PipelineRequest,
     signer: KeyPairSigner,
     deadline: number,
-    beforeSend: BeforeSend | undefined,
+    recordSent: RecordSent | undefined,
   ): Promise<OperationResult & { mint: MintState | null }> {
     const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
     const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
@@ -203,7 +203,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (plan.sponsored && policy) {
       // The sponsor's turn for this wallet, and its sends one at a time (the policy decides).
       await policy.beginTurn(signer.address, signed.map((t) => t.messageBytes), planAccounts(plan));
-      await beforeSend?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
+      await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
       outcomes = await policy.land(
         signer.address,
         sending.map((t, i) => ({ ...t, index: i, messageBytes: signed[i]!.messageBytes, feeLamports: plan.transactions[i]!.feeLamports })),
@@ -216,7 +216,7 @@ export function createPipeline(deps: PipelineDeps) {
     } else {
       // An outstanding sponsored operation of this wallet would fail if this closed its accounts first.
       await policy?.assertNoTurn(signer.address);
-      outcomes = await landTransactions(deps, sending, deadline, beforeSend);
+      outcomes = await landTransactions(deps, sending, deadline, recordSent);
     }
 
     const reports = outcomes.map(reportSponsoredLanding);
@@ -280,27 +280,34 @@ export function createPipeline(deps: PipelineDeps) {
       return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), sponsoredUntil };
     },
 
-    /** POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the sponsor's), land. */
+    /**
+     * POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the
+     * sponsor's), land. `recordSent` is told the signatures right before the first is sent (the
+     * caller records them, e.g. for an Idempotency-Key); when it throws, nothing is sent.
+     */
     async execute(
       request: PipelineRequest,
       signer: KeyPairSigner,
-      options: { beforeSend?: BeforeSend; deadline?: number } = {},
+      options: { recordSent?: RecordSent; deadline?: number } = {},
     ): Promise<OperationResult & { mint: MintState | null }> {
       const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
-      // One signing operation per owner at a time, in this process and across instances, whatever
-      // the door: a burn and a reclaim of one wallet planned side by side would both close the same
-      // accounts, and the second transaction could only fail after charging its fee. A turn that
-      // ends `pending` is kept while what it sent can still land. (Duplicates of one request are
-      // joined before this, by the operation locks; this only makes different requests take turns.)
+      const { door } = request;
+      // The one lock of a signing operation: one operation per owner at a time, in this process and
+      // across instances, whatever the door: a burn and a reclaim of one wallet planned side by side
+      // would both close the same accounts, and the second transaction could only fail after
+      // charging its fee. A duplicate of the running operation (the same burn, or a second reclaim)
+      // joins it and gets its answer. A turn that ends `pending` is kept while what it sent can
+      // still land (src/store/operationLocks.ts).
       return deps.turns.takeTurn(
         `owner:${signer.address}`,
         (turn) =>
           executeInTurn(request, signer, deadline, async (signatures, lastValidBlockHeight) => {
             await turn.holdForLanding();
-            await options.beforeSend?.(signatures, lastValidBlockHeight);
+            await options.recordSent?.(signatures, lastValidBlockHeight);
           }),
         {
-          busyCode: request.door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
+          joinAs: door.kind === 'burn' ? `burn:${door.mint}` : 'reclaim',
+          busyCode: door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
           busyDetail:
             'Another burn or reclaim of this wallet is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
           // Half of what is left: the other half is for this operation's own work.

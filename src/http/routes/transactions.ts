@@ -1,6 +1,7 @@
 import { isSignature } from '@solana/kit';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
+import { API_PROBLEMS } from '../routeConfig.ts';
 import { expireUnknown, readVerdicts, reportOf, type Verdict } from '../../chain/verdicts.ts';
 import type { Commitment } from '../../config.ts';
 import { CinderError } from '../../errors.ts';
@@ -22,6 +23,9 @@ export function registerTransactionsRoute(
   app.get(
     '/api/transactions/:signature',
     {
+      config: {
+        problemCodes: ['INVALID_SIGNATURE', 'TRANSACTION_NOT_FOUND', 'RPC_UNAVAILABLE', ...API_PROBLEMS],
+      },
       schema: {
         summary: 'The current status of a burn transaction',
         description: 'pending → success | failed, never back. A signature the chain does not know is 404.',
