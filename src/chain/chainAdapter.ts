@@ -183,7 +183,8 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     pollIntervalMs: options.pollIntervalMs ?? 400,
     rebroadcastIntervalMs: options.rebroadcastIntervalMs ?? 2_000,
     tickTimeoutMs: callTimeoutMs,
-    getStatuses,
+    getRecentStatuses: (signatures, deadline) => getStatuses(signatures, false, deadline),
+    getSignatureStatuses,
     getBlockHeight,
     send: async ({ wire }, deadline) => {
       await rpc

@@ -37,7 +37,10 @@ export interface SignatureTrackerOptions {
   rebroadcastIntervalMs: number;
   /** How long one tick's calls may take before the tick gives up (the next tick tries again). */
   tickTimeoutMs: number;
-  getStatuses(signatures: Signature[], searchTransactionHistory: boolean, deadline: number): Promise<(SignatureStatus | null)[]>;
+  /** One getSignatureStatuses of at most MAX_SIGNATURES_PER_STATUS_CALL signatures, without searchTransactionHistory. */
+  getRecentStatuses(signatures: Signature[], deadline: number): Promise<(SignatureStatus | null)[]>;
+  /** Statuses searching the whole history, of any number of signatures (the last look before "expired"). */
+  getSignatureStatuses: StatusReader['getSignatureStatuses'];
   getBlockHeight(deadline: number): Promise<bigint>;
   /** One sendTransaction; throws on failure. */
   send(transaction: SignedTransaction, deadline: number): Promise<void>;
@@ -93,15 +96,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function createSignatureTracker(options: SignatureTrackerOptions): SignatureTracker {
   const entries = new Map<Signature, Entry>();
   let ticking = false;
-  /** Reads with the whole history, in calls of at most MAX_SIGNATURES_PER_STATUS_CALL. */
   const historyReader: StatusReader = {
     commitment: options.commitment,
     getBlockHeight: options.getBlockHeight,
-    async getSignatureStatuses(signatures, deadline) {
-      const chunks: Signature[][] = [];
-      for (let i = 0; i < signatures.length; i += MAX_SIGNATURES_PER_STATUS_CALL) chunks.push(signatures.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL));
-      return (await Promise.all(chunks.map((chunk) => options.getStatuses(chunk, true, deadline)))).flat();
-    },
+    getSignatureStatuses: options.getSignatureStatuses,
   };
 
   function settle(signature: Signature, outcome: SendOutcome | { error: unknown }): void {
@@ -180,7 +178,7 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     const unknown: [Signature, Entry][] = [];
     for (let i = 0; i < pending.length; i += MAX_SIGNATURES_PER_STATUS_CALL) {
       const chunk = pending.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL);
-      const statuses = await options.getStatuses(chunk.map(([signature]) => signature), false, deadline);
+      const statuses = await options.getRecentStatuses(chunk.map(([signature]) => signature), deadline);
       chunk.forEach(([signature, entry], j) => {
         const verdict = verdictOf(statuses[j] ?? null, options.commitment);
         if (verdict.kind === 'landed') settle(signature, verdict);
