@@ -28,7 +28,6 @@ import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { netOf } from '../plan/net.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
-
 import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
