@@ -32,7 +32,9 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { buildApp } from '../src/app.ts';
-import { createChainAdapter, hasReachedCommitment, rpcUnavailable, type ChainAdapter, type SignatureStatus } from '../src/chain/chainAdapter.ts';
+import { createChainAdapter, rpcUnavailable } from '../src/chain/chainAdapter.ts';
+import type { ChainAdapter, SignatureStatus } from '../src/chain/types.ts';
+import { hasReachedCommitment } from '../src/chain/verdicts.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createWalletGenerator } from '../src/wallets/index.ts';

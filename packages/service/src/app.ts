@@ -11,7 +11,8 @@ import { registerTransactionsRoute } from './http/routes/transactions.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { createPreviewSlots, registerRateLimits } from './http/rateLimit.ts';
-import { createMetrics, instrumentChain, registerMetrics } from './metrics.ts';
+import { createMetrics, instrumentChain } from './metrics.ts';
+import { registerMetrics } from './http/routes/metrics.ts';
 import { createStores } from './store/index.ts';
 import { createPipeline } from './operations/pipeline.ts';
 import { registerPrepareRoutes } from './http/routes/prepare.ts';
@@ -104,8 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     turns: stores.locks,
     recordPrepared: rateLimits.recordPrepared,
   });
-  registerBurnTokensRoute(app, { config: deps.config, pipeline, locks: stores.locks });
-  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, locks: stores.locks, previewSlots: createPreviewSlots(deps.config.previewsPerClient) });
+  registerBurnTokensRoute(app, { config: deps.config, pipeline });
+  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, previewSlots: createPreviewSlots(deps.config.previewsPerClient) });
   registerPrepareRoutes(app, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret });
   registerGenerateWalletsRoute(app, deps);
   registerTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions });

@@ -6,7 +6,8 @@
  *   at run time).
  */
 export { buildApp, type AppDeps, type CinderApp } from './app.ts';
-export { createChainAdapter, type ChainAdapter, type ChainAdapterOptions } from './chain/chainAdapter.ts';
+export { createChainAdapter, type ChainAdapterOptions } from './chain/chainAdapter.ts';
+export type { ChainAdapter } from './chain/types.ts';
 export { ConfigError, loadConfig, type Config } from './config.ts';
 export { createLogger } from './logger.ts';
 export { loadSponsor, type Sponsor } from './keys/sponsor.ts';

@@ -9,7 +9,7 @@
  */
 import DataLoader from 'dataloader';
 import type { Address } from '@solana/kit';
-import type { RawAccount } from './chainAdapter.ts';
+import type { RawAccount } from './types.ts';
 
 export const MAX_MULTIPLE_ACCOUNTS = 100;
 /** Two, not one: a single slow call must not hold every read in the process behind it. */

@@ -7,7 +7,7 @@
  * the block it names, about a minute), so a transaction signed with a hash from this cache keeps at
  * least MIN_REMAINING_BLOCKS blocks, and at least most of a minute, to land.
  */
-import type { BlockhashLifetime } from './chainAdapter.ts';
+import type { BlockhashLifetime } from './types.ts';
 
 export interface BlockhashCacheOptions {
   /** getLatestBlockhash, with the slot of its answer (context.slot). */

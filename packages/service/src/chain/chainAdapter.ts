@@ -12,8 +12,6 @@ import {
   isSolanaError,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type Address,
-  type Base64EncodedWireTransaction,
-  type Blockhash,
   type Rpc,
   type Signature,
   type SolanaRpcApi,
@@ -24,71 +22,7 @@ import { createAccountReader } from './accountReader.ts';
 import { createBlockhashCache } from './blockhashCache.ts';
 import { createBudgetedTransport, RpcNotSentError, type RpcRequestOutcome } from './rpcTransport.ts';
 import { createSignatureTracker, MAX_SIGNATURES_PER_STATUS_CALL } from './signatureTracker.ts';
-
-export interface RawAccount {
-  address: Address;
-  lamports: bigint;
-  owner: Address;
-  data: Uint8Array;
-}
-
-export interface BlockhashLifetime {
-  blockhash: Blockhash;
-  lastValidBlockHeight: bigint;
-}
-
-export interface SimulationResult {
-  err: unknown;
-  unitsConsumed: number | null;
-  logs: readonly string[];
-  /**
-   * The programs the transaction invoked below the top level (its inner instructions, at any
-   * depth), as the node reports them; an entry is null when the node names a program by an index
-   * this adapter cannot resolve.
-   */
-  innerPrograms: readonly (Address | null)[];
-}
-
-export interface SignatureStatus {
-  slot: bigint;
-  err: unknown;
-  confirmationStatus: Commitment | null;
-}
-
-export type SendOutcome =
-  | { kind: 'landed'; slot: bigint; err: unknown }
-  | { kind: 'expired' }
-  /** The RPC was lost or the deadline passed after sending: the transaction may still land. */
-  | { kind: 'unknown' };
-
-export interface SignedTransaction {
-  wire: Base64EncodedWireTransaction;
-  signature: Signature;
-  lastValidBlockHeight: bigint;
-}
-
-export interface ChainAdapter {
-  readonly commitment: Commitment;
-  getAccounts(addresses: readonly Address[], deadline: number): Promise<(RawAccount | null)[]>;
-  getTokenAccountsByOwner(owner: Address, filter: { mint: Address } | { programId: Address }, deadline: number): Promise<RawAccount[]>;
-  getBalance(address: Address, deadline: number): Promise<bigint>;
-  getLatestBlockhash(deadline: number): Promise<BlockhashLifetime>;
-  /**
-   * Default: signatures not checked, blockhash replaced by the latest (to size and price a message
-   * before it is signed). `{ signed: true }`: the transaction as it is, signatures and blockhash
-   * checked (the relay of transactions signed elsewhere).
-   */
-  simulate(wire: Base64EncodedWireTransaction, deadline: number, options?: { signed?: boolean }): Promise<SimulationResult>;
-  sendAndConfirm(transaction: SignedTransaction, deadline: number): Promise<SendOutcome>;
-  /** Each signature's status (null: unknown to the node), searching the whole history; one call per 256 signatures. */
-  getSignatureStatuses(signatures: readonly Signature[], deadline: number): Promise<(SignatureStatus | null)[]>;
-  getBlockHeight(deadline: number): Promise<bigint>;
-  /** The cluster's genesis hash (which cluster this is): read from the RPC once, then remembered. */
-  getGenesisHash(deadline: number): Promise<string>;
-  isHealthy(): Promise<boolean>;
-  /** Subscribes to every JSON-RPC request that left for the RPC (for metrics); not an RPC operation. */
-  onRpcRequest?(listener: (method: string, outcome: RpcRequestOutcome) => void): void;
-}
+import type { ChainAdapter, RawAccount, SignatureStatus } from './types.ts';
 
 export interface ChainAdapterOptions {
   rpcUrl: string;
@@ -109,13 +43,6 @@ export interface ChainAdapterOptions {
   /** How long the cached blockhash is handed out before a background refresh, and at most. */
   blockhashRefreshAfterMs?: number;
   blockhashMaxAgeMs?: number;
-}
-
-const COMMITMENT_RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
-
-/** Whether a signature's status has reached `commitment` (confirmed is reached by finalized too). */
-export function hasReachedCommitment(status: SignatureStatus | null, commitment: Commitment): boolean {
-  return !!status?.confirmationStatus && COMMITMENT_RANK[status.confirmationStatus] >= COMMITMENT_RANK[commitment];
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -256,7 +183,8 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     pollIntervalMs: options.pollIntervalMs ?? 400,
     rebroadcastIntervalMs: options.rebroadcastIntervalMs ?? 2_000,
     tickTimeoutMs: callTimeoutMs,
-    getStatuses,
+    getRecentStatuses: (signatures, deadline) => getStatuses(signatures, false, deadline),
+    getSignatureStatuses,
     getBlockHeight,
     send: async ({ wire }, deadline) => {
       await rpc
@@ -265,7 +193,6 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     },
     isUndelivered,
     notSent: (cause) => rpcUnavailable(cause),
-    hasReachedCommitment,
     subscribe: subscriptions
       ? async (signature, { onLanded, onLost }, abortSignal) => {
           const notifications = await subscriptions.signatureNotifications(signature, { commitment }).subscribe({ abortSignal });

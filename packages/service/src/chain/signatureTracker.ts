@@ -11,7 +11,7 @@
  * - one getBlockHeight, only while some signature is still unknown to the node (to tell when its
  *   blockhash expired);
  * - for the signatures that expired, one last getSignatureStatuses with searchTransactionHistory
- *   before they are declared dead.
+ *   before they are declared dead (the verdicts are src/chain/verdicts.ts's).
  *
  * With WebSocket subscriptions (SOLANA_WS_URL), each transaction is subscribed (signatureSubscribe)
  * before its first send and settles on its notification; a subscribed signature is still asked about
@@ -23,7 +23,8 @@
  */
 import type { Signature } from '@solana/kit';
 import type { Commitment } from '../config.ts';
-import type { SendOutcome, SignatureStatus, SignedTransaction } from './chainAdapter.ts';
+import type { SendOutcome, SignatureStatus, SignedTransaction } from './types.ts';
+import { expireUnknown, verdictOf, type StatusReader } from './verdicts.ts';
 
 /** getSignatureStatuses accepts at most this many signatures per call. */
 export const MAX_SIGNATURES_PER_STATUS_CALL = 256;
@@ -36,7 +37,10 @@ export interface SignatureTrackerOptions {
   rebroadcastIntervalMs: number;
   /** How long one tick's calls may take before the tick gives up (the next tick tries again). */
   tickTimeoutMs: number;
-  getStatuses(signatures: Signature[], searchTransactionHistory: boolean, deadline: number): Promise<(SignatureStatus | null)[]>;
+  /** One getSignatureStatuses of at most MAX_SIGNATURES_PER_STATUS_CALL signatures, without searchTransactionHistory. */
+  getRecentStatuses(signatures: Signature[], deadline: number): Promise<(SignatureStatus | null)[]>;
+  /** Statuses searching the whole history, of any number of signatures (the last look before "expired"). */
+  getSignatureStatuses: StatusReader['getSignatureStatuses'];
   getBlockHeight(deadline: number): Promise<bigint>;
   /** One sendTransaction; throws on failure. */
   send(transaction: SignedTransaction, deadline: number): Promise<void>;
@@ -44,7 +48,6 @@ export interface SignatureTrackerOptions {
   isUndelivered(error: unknown): boolean;
   /** The error for a transaction that could not be sent at all. */
   notSent(cause: unknown): Error;
-  hasReachedCommitment(status: SignatureStatus | null, commitment: Commitment): boolean;
   /**
    * WebSocket mode: subscribes to the signature reaching the commitment; resolves once the
    * subscription is in place, then calls `onLanded` once, or `onLost` when the subscription ends
@@ -93,6 +96,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function createSignatureTracker(options: SignatureTrackerOptions): SignatureTracker {
   const entries = new Map<Signature, Entry>();
   let ticking = false;
+  const historyReader: StatusReader = {
+    commitment: options.commitment,
+    getBlockHeight: options.getBlockHeight,
+    getSignatureStatuses: options.getSignatureStatuses,
+  };
 
   function settle(signature: Signature, outcome: SendOutcome | { error: unknown }): void {
     const entry = entries.get(signature);
@@ -170,35 +178,31 @@ export function createSignatureTracker(options: SignatureTrackerOptions): Signat
     const unknown: [Signature, Entry][] = [];
     for (let i = 0; i < pending.length; i += MAX_SIGNATURES_PER_STATUS_CALL) {
       const chunk = pending.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL);
-      const statuses = await options.getStatuses(chunk.map(([signature]) => signature), false, deadline);
+      const statuses = await options.getRecentStatuses(chunk.map(([signature]) => signature), deadline);
       chunk.forEach(([signature, entry], j) => {
-        const status = statuses[j] ?? null;
-        if (status && (status.err || options.hasReachedCommitment(status, options.commitment))) {
-          settle(signature, { kind: 'landed', slot: status.slot, err: status.err });
-        } else {
-          // A status below the commitment means it is in a block; none (again) means it may have
-          // been dropped, or was on a fork that lost: rebroadcast.
-          entry.seen = status !== null;
-          if (!status) unknown.push([signature, entry]);
+        const verdict = verdictOf(statuses[j] ?? null, options.commitment);
+        if (verdict.kind === 'landed') settle(signature, verdict);
+        else {
+          // In a block below the commitment: seen. None (again): it may have been dropped, or was
+          // on a fork that lost: rebroadcast.
+          entry.seen = verdict.kind === 'processed';
+          if (verdict.kind === 'unknown') unknown.push([signature, entry]);
         }
       });
     }
 
-    if (unknown.length > 0) {
-      const blockHeight = await options.getBlockHeight(deadline);
-      const expired = unknown.filter(([, entry]) => blockHeight > entry.transaction.lastValidBlockHeight);
-      if (expired.length > 0) {
-        // One last look with the whole history before declaring them dead.
-        for (let i = 0; i < expired.length; i += MAX_SIGNATURES_PER_STATUS_CALL) {
-          const chunk = expired.slice(i, i + MAX_SIGNATURES_PER_STATUS_CALL);
-          const finals = await options.getStatuses(chunk.map(([signature]) => signature), true, deadline);
-          chunk.forEach(([signature], j) => {
-            const final = finals[j] ?? null;
-            settle(signature, final ? { kind: 'landed', slot: final.slot, err: final.err } : { kind: 'expired' });
-          });
-        }
-      }
-    }
+    // The unknown ones whose blockhash expired get one last look with the whole history before
+    // they are declared dead (src/chain/verdicts.ts).
+    const verdicts = await expireUnknown(
+      historyReader,
+      unknown.map(([signature, entry]) => ({ signature, lastValidBlockHeight: entry.transaction.lastValidBlockHeight })),
+      deadline,
+    );
+    unknown.forEach(([signature, entry], i) => {
+      const verdict = verdicts[i]!;
+      if (verdict.kind === 'landed' || verdict.kind === 'expired') settle(signature, verdict);
+      else if (verdict.kind === 'processed') entry.seen = true;
+    });
   }
 
   function rebroadcastDue(): void {

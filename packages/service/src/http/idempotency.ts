@@ -1,9 +1,10 @@
 /**
- * `Idempotency-Key` on POST /api/burn_tokens (docs/api-keys-and-limits.md, "Idempotency-Key": the same
- * key with the same body within 24 h returns the first answer without touching the chain again).
+ * `Idempotency-Key` on the routes that sign and send with the caller's key, POST /api/burn_tokens
+ * and POST /api/reclaim_rent (docs/api-keys-and-limits.md, "Idempotency-Key": the same key with the
+ * same body within 24 h returns the first answer without touching the chain again).
  *
- * Hooked onto the burn route from app.ts (an onRoute hook adds a route-level preHandler and
- * onSend), so the route itself knows nothing about it:
+ * Hooked onto every route whose config says `idempotent: true` (src/http/routeConfig.ts: an
+ * onRoute hook adds a route-level preHandler and onSend), so the route only declares it:
  *
  * - preHandler (the body is parsed and valid): no header → nothing to do. Otherwise the record
  *   key is HMAC-SHA256(SERVER_SECRET, cluster, client, owner, Idempotency-Key):
@@ -27,8 +28,9 @@
  *     · same key, another body → 400 IDEMPOTENCY_KEY_REUSED;
  *     · store unreachable (Redis) → 503 SERVICE_UNAVAILABLE, nothing sent: fails closed, so a
  *       burn can never run twice.
- * - request.cinderRecordSent(signatures, lastValidBlockHeight): the burn calls it right before
- *   sending; the signatures go into the record durably (Redis, or the journal of the memory
+ * - request.cinderRecordSent(signatures, lastValidBlockHeight): the keyed door hands it to the
+ *   pipeline as its "record sent" callback (src/http/routes/keyedOperation.ts), which calls it right
+ *   before sending; the signatures go into the record durably (Redis, or the journal of the memory
  *   store) and the record then lives 24 h. If that fails, the burn sends nothing (503).
  * - onSend: a 200 (status success, failed or pending: something was sent, so running the request
  *   again is never right) is stored for 24 h. Any other answer (a 400 of validation or of chain
@@ -41,8 +43,8 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHan
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { CinderApp } from './types.ts';
-import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
-import { describeTransactionError } from '../chain/transactionError.ts';
+import type { ChainAdapter } from '../chain/types.ts';
+import { overallStatus, readSentVerdicts, reportOf, type OperationStatus } from '../chain/verdicts.ts';
 import { CinderError } from '../errors.ts';
 import { parsePrivateKey, type PrivateKeyInput } from '../keys/parsePrivateKey.ts';
 import type { Metrics } from '../metrics.ts';
@@ -50,8 +52,6 @@ import type { IdempotencyStore, SentMark } from '../store/idempotencyStore.ts';
 import { throttledLog } from '../store/redis.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** The routes that sign and send with the caller's key: a retried request must never send twice. */
-export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set(['/api/burn_tokens', '/api/reclaim_rent']);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 declare module 'fastify' {
@@ -102,15 +102,7 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-type TransactionState = { signature: string; status: 'success' | 'failed' | 'pending'; slot: number | null; error: string | null };
-
-/** The current state of a sent transaction, as GET /api/transactions says it. */
-function stateOf(signature: string, status: SignatureStatus | null, expired: boolean, commitment: Config['commitment']): TransactionState {
-  if (status?.err) return { signature, status: 'failed', slot: Number(status.slot), error: describeTransactionError(status.err) };
-  if (status && hasReachedCommitment(status, commitment)) return { signature, status: 'success', slot: Number(status.slot), error: null };
-  if (!status && expired) return { signature, status: 'failed', slot: null, error: 'its blockhash expired before it landed; nothing was burned by it' };
-  return { signature, status: 'pending', slot: status ? Number(status.slot) : null, error: null };
-}
+type TransactionState = { signature: string; status: OperationStatus; slot: number | null; error: string | null };
 
 function asArray<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -161,20 +153,17 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
     let transactions: TransactionState[];
     let lookedUp = true;
     try {
-      const signatures = sent.signatures as Signature[];
-      const statuses = await chain.getSignatureStatuses(signatures, deadline);
-      const expired = statuses.some((s) => s === null) && (await chain.getBlockHeight(deadline)) > BigInt(sent.lastValidBlockHeight);
-      // Expired: one more look at the unknown ones, since one may have landed between the two calls.
-      const unknown = signatures.filter((_, i) => !statuses[i]);
-      const late = expired ? await chain.getSignatureStatuses(unknown, deadline) : [];
-      const lateOf = new Map(unknown.map((signature, i) => [signature, late[i] ?? null]));
-      const final = statuses.map((status, i) => status ?? lateOf.get(signatures[i]!) ?? null);
-      transactions = sent.signatures.map((s, i) => stateOf(s, final[i] ?? null, expired, chain.commitment));
+      const lastValidBlockHeight = BigInt(sent.lastValidBlockHeight);
+      const verdicts = await readSentVerdicts(chain, sent.signatures.map((signature) => ({ signature: signature as Signature, lastValidBlockHeight })), deadline);
+      transactions = sent.signatures.map((signature, i) => {
+        const { status, slot, error } = reportOf(verdicts[i]!);
+        return { signature, status, slot: slot === null ? null : Number(slot), error };
+      });
     } catch {
       lookedUp = false;
       transactions = sent.signatures.map((signature) => ({ signature, status: 'pending' as const, slot: null, error: null }));
     }
-    const status = transactions.some((t) => t.status === 'failed') ? 'failed' : transactions.some((t) => t.status === 'pending') ? 'pending' : 'success';
+    const status = overallStatus(transactions.map((t) => t.status));
     const count = transactions.length === 1 ? 'Its transaction' : `Its ${transactions.length} transactions`;
     const first = transactions[0]!.signature;
     const operation = request.routeOptions.url === '/api/reclaim_rent' ? 'reclaim' : 'burn';
@@ -295,7 +284,8 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
   };
 
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (!IDEMPOTENT_ROUTES.has(route.url) || !asArray(route.method).includes('POST')) return;
+    // The routes that sign and send with the caller's key say so in their config (src/http/routeConfig.ts).
+    if (!route.config?.idempotent) return;
     route.preHandler = [...asArray(route.preHandler), preHandler as preHandlerHookHandler];
     route.onSend = [...asArray(route.onSend), onSend as onSendHookHandler];
   });

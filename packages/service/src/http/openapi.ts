@@ -4,11 +4,12 @@
  * route schemas cannot say is added below, derived from the route table and from src/errors.ts:
  * - an operationId per operation (`burn_tokens`, `generate_wallets`, `get_transaction`, …);
  * - for each error status, the problem `code`s the operation can answer with it (the code → status
- *   table of errors.ts decides under which status a code goes; PROBLEM_CODES below says which codes
- *   an operation can produce), as an `enum` of the response schema's `code`, an `x-problem-codes`
- *   list and a table in the response description;
+ *   table of errors.ts decides under which status a code goes; the route's `config.problemCodes`
+ *   says which codes it can produce: src/http/routeConfig.ts), as an `enum` of the response
+ *   schema's `code`, an `x-problem-codes` list and a table in the response description, and all of
+ *   them in the operation's own `x-problem-codes`;
  * - the `application/problem+json` media type, `Retry-After` / `WWW-Authenticate` headers and
- *   the `Idempotency-Key` header of the burn and the reclaim;
+ *   the `Idempotency-Key` header of the routes whose config says `idempotent`;
  * - the API key schemes, on every /api operation, only when the server has API_KEYS: the docs
  *   page then shows its locks and "Authorize"; without keys, none (nothing there to authorize).
  *
@@ -21,154 +22,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES, statusOf, titleOf, type CinderErrorCode } from '../errors.ts';
 import type { CinderApp } from './types.ts';
-import { IDEMPOTENT_ROUTES } from './idempotency.ts';
 import { GUIDE_PATH } from './routes/guide.ts';
+import type { FastifyContextConfig, RouteOptions } from 'fastify';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
-
-/**
- * Codes any /api route can answer: the hardened edge (src/http/edge.ts: a malformed request, a key
- * in the URL, a wrong method, a request that does not arrive in time), authentication, rate
- * limits, the unexpected error.
- */
-const API: CinderErrorCode[] = [
-  'BAD_REQUEST',
-  'PRIVATE_KEY_IN_URL',
-  'METHOD_NOT_ALLOWED',
-  'REQUEST_TIMEOUT',
-  'URI_TOO_LONG',
-  'HEADERS_TOO_LARGE',
-  'UNAUTHORIZED',
-  'RATE_LIMITED',
-  'INTERNAL_ERROR',
-];
-/** Codes of reading a JSON request body (src/http/problem.ts). */
-const JSON_BODY: CinderErrorCode[] = [
-  'INVALID_JSON',
-  'VALIDATION_FAILED',
-  'MISSING_FIELD',
-  'UNKNOWN_FIELD',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-];
-
-/**
- * The problem codes each operation can produce (keyed by operationId). Typed by errors.ts, so a
- * code that does not exist does not compile; the status each code is listed under comes from
- * errors.ts. An operation missing here gets, for each error status its route declares, every code
- * of that status.
- */
-export const PROBLEM_CODES: Readonly<Record<string, readonly CinderErrorCode[]>> = {
-  burn_tokens: [
-    ...JSON_BODY,
-    'INVALID_MINT',
-    'INVALID_PRIORITY_FEE',
-    'INVALID_PRIVATE_KEY',
-    'INVALID_IDEMPOTENCY_KEY',
-    'IDEMPOTENCY_KEY_REUSED',
-    'MINT_NOT_FOUND',
-    'NO_TOKEN_ACCOUNT',
-    'ACCOUNT_FROZEN',
-    'CLOSE_AUTHORITY_NOT_OWNER',
-    'CONFIDENTIAL_BALANCE_NOT_EMPTY',
-    'MINT_PAUSED',
-    'BURN_NOT_PERMITTED',
-    'INSUFFICIENT_SOL_FOR_FEE',
-    'FEE_EXCEEDS_RECLAIM',
-    'TRANSACTION_REJECTED',
-    'REQUEST_IN_PROGRESS',
-    'BURN_IN_PROGRESS',
-    'RPC_UNAVAILABLE',
-    'SERVICE_UNAVAILABLE',
-    'SPONSOR_UNAVAILABLE',
-    'SPONSOR_DECLINED',
-    'SPONSORED_OPERATION_IN_PROGRESS',
-    'PROGRAM_NOT_ALLOWED',
-    ...API,
-  ],
-  preview_reclaim: ['VALIDATION_FAILED', 'UNKNOWN_FIELD', 'INVALID_OWNER', 'INVALID_MINT', 'INVALID_PRIORITY_FEE', 'RPC_UNAVAILABLE', ...API],
-  reclaim_rent: [
-    ...JSON_BODY,
-    'INVALID_MINT',
-    'INVALID_PRIORITY_FEE',
-    'INVALID_PRIVATE_KEY',
-    'INVALID_IDEMPOTENCY_KEY',
-    'IDEMPOTENCY_KEY_REUSED',
-    'NOTHING_TO_RECLAIM',
-    'INSUFFICIENT_SOL_FOR_FEE',
-    'FEE_EXCEEDS_RECLAIM',
-    'TRANSACTION_REJECTED',
-    'REQUEST_IN_PROGRESS',
-    'RECLAIM_IN_PROGRESS',
-    'RPC_UNAVAILABLE',
-    'SERVICE_UNAVAILABLE',
-    'SPONSOR_UNAVAILABLE',
-    'SPONSOR_DECLINED',
-    'SPONSORED_OPERATION_IN_PROGRESS',
-    'PROGRAM_NOT_ALLOWED',
-    ...API,
-  ],
-  prepare_burn: [
-    ...JSON_BODY,
-    'INVALID_MINT',
-    'INVALID_OWNER',
-    'INVALID_PRIORITY_FEE',
-    'MINT_NOT_FOUND',
-    'NO_TOKEN_ACCOUNT',
-    'ACCOUNT_FROZEN',
-    'CLOSE_AUTHORITY_NOT_OWNER',
-    'CONFIDENTIAL_BALANCE_NOT_EMPTY',
-    'MINT_PAUSED',
-    'BURN_NOT_PERMITTED',
-    'INSUFFICIENT_SOL_FOR_FEE',
-    'FEE_EXCEEDS_RECLAIM',
-    'TRANSACTION_REJECTED',
-    'RPC_UNAVAILABLE',
-    'SPONSOR_UNAVAILABLE',
-    'SPONSOR_DECLINED',
-    'SPONSORED_OPERATION_IN_PROGRESS',
-    'SPONSORED_OPERATION_TOO_LARGE',
-    'PROGRAM_NOT_ALLOWED',
-    ...API,
-  ],
-  prepare_reclaim: [
-    ...JSON_BODY,
-    'INVALID_MINT',
-    'INVALID_OWNER',
-    'INVALID_PRIORITY_FEE',
-    'NOTHING_TO_RECLAIM',
-    'INSUFFICIENT_SOL_FOR_FEE',
-    'FEE_EXCEEDS_RECLAIM',
-    'TRANSACTION_REJECTED',
-    'RPC_UNAVAILABLE',
-    'SPONSOR_UNAVAILABLE',
-    'SPONSOR_DECLINED',
-    'SPONSORED_OPERATION_IN_PROGRESS',
-    'SPONSORED_OPERATION_TOO_LARGE',
-    'PROGRAM_NOT_ALLOWED',
-    ...API,
-  ],
-  generate_wallets: ['MISSING_FIELD', 'UNKNOWN_FIELD', 'INVALID_N', 'INVALID_PARAMETER', 'VANITY_TIMEOUT', 'SERVICE_UNAVAILABLE', ...API],
-  get_transaction: ['INVALID_SIGNATURE', 'TRANSACTION_NOT_FOUND', 'RPC_UNAVAILABLE', ...API],
-  relay_transactions: [
-    ...JSON_BODY,
-    'INVALID_TRANSACTION',
-    'TRANSACTION_NOT_SIGNED',
-    'PROGRAM_NOT_ALLOWED',
-    'INSTRUCTION_NOT_ALLOWED',
-    'TRANSACTIONS_CONFLICT',
-    'RELAY_TOKEN_INVALID',
-    'TRANSACTION_REJECTED',
-    'RPC_UNAVAILABLE',
-    'SPONSOR_UNAVAILABLE',
-    'SPONSOR_DECLINED',
-    'SPONSORED_OPERATION_IN_PROGRESS',
-    'SERVICE_UNAVAILABLE',
-    ...API,
-  ],
-  health: [],
-  ready: ['RPC_UNAVAILABLE'],
-};
 
 /** operationId of a route whose schema does not name one: the last path segment that is not a parameter. */
 const OPERATION_IDS: Readonly<Record<string, string>> = {
@@ -187,10 +44,12 @@ export function operationIdOf(method: string, url: string): string {
   return (segments.at(-1) ?? 'root').replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-/** Problem codes of an operation, grouped by HTTP status (from errors.ts). */
-export function problemCodesByStatus(operationId: string, declaredStatuses: readonly number[]): Map<number, CinderErrorCode[]> {
+/**
+ * Problem codes of an operation, grouped by HTTP status (from errors.ts): those its route lists, or
+ * without a list every code of each error status it declares.
+ */
+export function problemCodesByStatus(listed: readonly CinderErrorCode[] | undefined, declaredStatuses: readonly number[]): Map<number, CinderErrorCode[]> {
   const byStatus = new Map<number, CinderErrorCode[]>();
-  const listed = PROBLEM_CODES[operationId];
   const codes = listed ?? ERROR_CODES.filter((code) => declaredStatuses.includes(statusOf(code)));
   for (const code of codes) byStatus.set(statusOf(code), [...new Set([...(byStatus.get(statusOf(code)) ?? []), code])]);
   // A declared error status nothing is listed for still names its possible codes.
@@ -221,6 +80,7 @@ interface OpenApiResponse {
 }
 interface OpenApiOperation {
   operationId?: string;
+  'x-problem-codes'?: readonly CinderErrorCode[];
   tags?: string[];
   parameters?: { name: string; in: string }[];
   security?: Record<string, string[]>[];
@@ -252,23 +112,29 @@ function problemResponse(status: number, codes: CinderErrorCode[]): OpenApiRespo
   return response;
 }
 
+/** Each route's config, by `METHOD url` (Fastify's url, with `:param`). */
+export type RouteConfigs = ReadonlyMap<string, FastifyContextConfig>;
+
 /** Adds what the route schemas cannot say (see the top of this file) to the generated document. */
-export function completeDocument(document: OpenApiDocument, options: { apiKeys: boolean }): OpenApiDocument {
+export function completeDocument(document: OpenApiDocument, options: { apiKeys: boolean; routeConfigs: RouteConfigs }): OpenApiDocument {
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
-      const operationId = operation.operationId ?? operationIdOf(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
+      const url = path.replace(/\{([^}]+)\}/g, ':$1');
+      const config = options.routeConfigs.get(`${method.toUpperCase()} ${url}`);
+      const operationId = operation.operationId ?? operationIdOf(method.toUpperCase(), url);
       operation.operationId = operationId;
+      if (config?.problemCodes) operation['x-problem-codes'] = config.problemCodes;
       for (const [status, response] of Object.entries(operation.responses)) {
         if (status.startsWith('2') && response.description === 'Default Response') response.description = 'OK';
       }
       const declared = Object.keys(operation.responses).map(Number).filter(Number.isInteger);
-      for (const [status, codes] of problemCodesByStatus(operationId, declared)) {
+      for (const [status, codes] of problemCodesByStatus(config?.problemCodes, declared)) {
         operation.responses[String(status)] = problemResponse(status, codes);
       }
       if (options.apiKeys && path.startsWith('/api/')) operation.security ??= [{ bearerAuth: [] }, { apiKeyHeader: [] }];
       const burnBody = operationId === 'burn_tokens' ? operation.requestBody?.content?.['application/json'] : undefined;
       if (burnBody) burnBody.example = BURN_TRY_IT_OUT;
-      if (method === 'post' && IDEMPOTENT_ROUTES.has(path) && !operation.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
+      if (config?.idempotent && !operation.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) {
         operation.parameters = [
           ...(operation.parameters ?? []),
           {
@@ -294,6 +160,13 @@ export const OPENAPI_PATH = '/openapi.json';
  * registered), GET /openapi.json and Swagger UI at /docs. `apiKeys`: the server has API_KEYS.
  */
 export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolean }): Promise<void> {
+  // What each route declares in its config (its problem codes, whether it is idempotent), recorded
+  // as routes are added: the document is completed from it when it is first asked for.
+  const routeConfigs = new Map<string, FastifyContextConfig>();
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.config) return;
+    for (const method of [route.method].flat()) routeConfigs.set(`${method} ${route.url}`, route.config);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -325,7 +198,7 @@ export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolea
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? (completeDocument(documentObject.openapiObject as unknown as OpenApiDocument, options) as unknown as typeof documentObject.openapiObject)
+        ? (completeDocument(documentObject.openapiObject as unknown as OpenApiDocument, { ...options, routeConfigs }) as unknown as typeof documentObject.openapiObject)
         : documentObject.swaggerObject,
   });
 

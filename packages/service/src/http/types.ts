@@ -6,7 +6,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fasti
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import type { ChainAdapter } from '../chain/chainAdapter.ts';
+import type { ChainAdapter } from '../chain/types.ts';
 import type { Config } from '../config.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
 import type { WalletGenerator } from '../wallets/index.ts';

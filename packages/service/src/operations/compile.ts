@@ -6,17 +6,14 @@
  * before anything is signed.
  */
 import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, type Address, type TransactionSigner } from '@solana/kit';
-import type { BlockhashLifetime, ChainAdapter } from '../chain/chainAdapter.ts';
+import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { customErrorCode, describeTransactionError, tokenErrorCode } from '../chain/transactionError.ts';
-import { CinderError } from '../errors.ts';
-import { computeUnitPriceFor, formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';
+import { CinderError, type CinderErrorCode } from '../errors.ts';
+import { computeUnitPriceFor, formatSol } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
-import {
-  assertFeeWithinReclaim,
-  assertOwnerCanPay,
-  BASE_FEE_LAMPORTS_PER_SIGNATURE,
-  canRepaySponsor,
-} from '../plan/money.ts';
+import { feeUpperBound, priorityShare, transactionFee } from '../plan/fees.ts';
+import { assertFeeWithinReclaim, assertOwnerCanPay, canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
+import { netOf } from '../plan/net.ts';
 import {
   MAX_COMPUTE_UNIT_LIMIT,
   packTransactions,
@@ -74,12 +71,6 @@ export interface CompileInput {
   estimate?: boolean;
 }
 
-/** The total priority fee is shared between the transactions; the first takes the remainder. */
-function shareOf(total: bigint, count: number, index: number): bigint {
-  const n = BigInt(count);
-  return total / n + (index === 0 ? total % n : 0n);
-}
-
 function simulationFailure(err: unknown, payer: Address): CinderError {
   if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound' || (typeof err === 'object' && err && 'InsufficientFundsForRent' in err)) {
     return new CinderError('INSUFFICIENT_SOL_FOR_FEE', `${payer} does not hold enough SOL to pay the transaction fee. Nothing was sent.`);
@@ -92,18 +83,13 @@ function simulationFailure(err: unknown, payer: Address): CinderError {
 
 const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';
 
-/** The most a transaction can cost before simulation: the base fee of each signature plus its whole priority share. */
-function feeUpperBound(signatures: number, share: bigint): bigint {
-  return BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + share;
-}
-
 /** At any compute-unit limit up to this, price × limit (rounded up) gives back the whole priority share. */
 const SHARE_EXACT_LIMIT = 1_000_000;
 
 /** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
 function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
   const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
-  const feeLamports = BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
+  const feeLamports = transactionFee(signatures, computeUnitPriceMicroLamports, computeUnitLimit);
   return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
 }
 
@@ -137,7 +123,7 @@ async function priceTransactions(
     planned,
     SIMULATIONS_AT_ONCE,
     async (transaction, index) => {
-      const share = shareOf(input.priorityFeeLamports, planned.length, index);
+      const share = priorityShare(input.priorityFeeLamports, planned.length, index);
       if (input.estimate && index >= SIMULATIONS_AT_ONCE) return priceWithoutSimulation(transaction, share, signatures, sponsored);
       // Simulated at the largest limit with the price that makes it pay `share`: the node then
       // checks the payer against (almost exactly) the fee the final transaction pays.
@@ -176,15 +162,17 @@ function noSponsorConfigured(): CinderError {
 }
 
 function summarize(parties: TransactionParties, transactions: CompiledTransaction[], lifetime: BlockhashLifetime): CompiledPlan {
-  const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
-  const returnsLamports = transactions.reduce((sum, t) => sum + t.planned.returnsLamports, 0n);
+  const net = netOf(
+    transactions.flatMap((t) => t.planned.actions),
+    transactions.reduce((sum, t) => sum + t.feeLamports, 0n),
+  );
   return {
     parties,
     sponsored: parties.feePayer.address !== parties.owner.address,
     transactions,
-    feeLamports,
-    returnsLamports,
-    netLamports: returnsLamports - feeLamports,
+    feeLamports: net.feeLamports,
+    returnsLamports: net.reclaimedLamports + net.excessWithdrawnLamports,
+    netLamports: net.netLamports,
     lifetime,
   };
 }
@@ -199,7 +187,7 @@ async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner:
     assertOwnerCanPay(
       input.owner,
       input.ownerLamports,
-      planned.map((_, i) => feeUpperBound(1, shareOf(input.priorityFeeLamports, planned.length, i))),
+      planned.map((_, i) => feeUpperBound(1, priorityShare(input.priorityFeeLamports, planned.length, i))),
       reserve,
     );
   // An owner with no lamports at all (a wallet the sponsor is meant for) cannot pay the first
@@ -232,12 +220,9 @@ async function compileSponsored(
   const parties = { owner, feePayer: sponsor.signer };
   const planned = await packTransactions(input.actions, parties);
   const reserve = rentExemptMinimum(input.rent, 0);
-  const bounds = planned.map((_, i) => feeUpperBound(2, shareOf(input.priorityFeeLamports, planned.length, i)));
+  const bounds = planned.map((_, i) => feeUpperBound(2, priorityShare(input.priorityFeeLamports, planned.length, i)));
   sponsor.policy.assertFeeWithinBound(bounds);
-  // Each transaction takes its fee from the sponsor and gives it back atomically, so a sponsor
-  // that can pay the largest one stays whole whatever else is in flight.
-  const largest = bounds.reduce((max, bound) => (bound > max ? bound : max), 0n);
-  if (sponsor.lamports - largest < reserve) {
+  if (!sponsorCanPay(sponsor.lamports, bounds, reserve)) {
     throw sponsorUnavailable(`The fee sponsor holds ${formatSol(sponsor.lamports)} SOL, too little to pay fees now.`);
   }
   const transactions = await priceTransactions(chain, planned, parties, input, deadline).catch((error: unknown) => {
@@ -257,6 +242,26 @@ function cannotRepay(): CinderError {
     'The fee sponsor only pays for transactions whose reclaimed rent repays it in full, leaving the owner a valid balance; this one would not. Nothing was sent.',
   );
 }
+
+/**
+ * The codes of what stands in the way of a plan as it stands: the money rules, the chain state its
+ * simulation found, the sponsor's policy. A preview shows such a problem; the other doors throw
+ * it. Anything else compilePlan throws (the RPC or the sponsor unavailable) is no property of the
+ * plan and is thrown to every door.
+ */
+const PLAN_PROBLEM_CODES: ReadonlySet<CinderErrorCode> = new Set<CinderErrorCode>([
+  'INSUFFICIENT_SOL_FOR_FEE',
+  'FEE_EXCEEDS_RECLAIM',
+  'ACCOUNT_FROZEN',
+  'MINT_PAUSED',
+  'TRANSACTION_REJECTED',
+  'PROGRAM_NOT_ALLOWED',
+  'INVALID_PRIORITY_FEE',
+  'SPONSOR_DECLINED',
+  'SPONSORED_OPERATION_IN_PROGRESS',
+]);
+
+export const isPlanProblem = (error: unknown): error is CinderError => error instanceof CinderError && PLAN_PROBLEM_CODES.has(error.code);
 
 /**
  * Prices the plan with the right fee payer and checks every money rule on the result. The owner

@@ -5,8 +5,7 @@
 import type { MintState } from '../plan/tokenState.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { formatNetSol } from '../plan/money.ts';
-import type { Door, OperationResult } from './pipeline.ts';
-import { reasonText } from './pipeline.ts';
+import { reasonText, type Door, type OperationResult } from './operationResult.ts';
 
 /** A raw u64 amount in UI units with thousands separators: (1234500000n, 6) → "1,234.5". */
 export function formatTokenAmount(amount: bigint, decimals: number): string {

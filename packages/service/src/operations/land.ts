@@ -4,12 +4,13 @@
  * elsewhere: none of it assumes Cinder signed what it sends.
  */
 import type { Base64EncodedWireTransaction, Signature } from '@solana/kit';
-import type { ChainAdapter, SendOutcome } from '../chain/chainAdapter.ts';
-import { describeTransactionError } from '../chain/transactionError.ts';
+import type { ChainAdapter, SendOutcome } from '../chain/types.ts';
+import { reportOf, type VerdictReport } from '../chain/verdicts.ts';
 import { CinderError } from '../errors.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 
-export type OperationStatus = 'success' | 'failed' | 'pending';
+// The verdicts' own names, kept here for the pipeline's and the relay's callers (src/chain/verdicts.ts decides).
+export { overallStatus, type OperationStatus } from '../chain/verdicts.ts';
 
 export interface SignedForSending {
   wire: Base64EncodedWireTransaction;
@@ -19,8 +20,11 @@ export interface SignedForSending {
 
 export type LandingOutcome = SendOutcome | { kind: 'not-sent' };
 
-/** Told the signatures right before the first is sent (idempotency records them, so a retry after a crash finds them). */
-export type BeforeSend = (signatures: Signature[], lastValidBlockHeight: bigint) => Promise<void>;
+/**
+ * Told the signatures right before the first is sent (the caller records them: its lock's hold for
+ * landing, an Idempotency-Key record, so a retry after a crash finds them). Throwing sends nothing.
+ */
+export type RecordSent = (signatures: Signature[], lastValidBlockHeight: bigint) => Promise<void>;
 
 export interface LandingDeps {
   chain: ChainAdapter;
@@ -35,11 +39,11 @@ export async function landTransactions(
   { chain, sentTransactions }: LandingDeps,
   transactions: readonly SignedForSending[],
   deadline: number,
-  beforeSend?: BeforeSend,
+  recordSent?: RecordSent,
 ): Promise<LandingOutcome[]> {
-  if (beforeSend && transactions.length > 0) {
+  if (recordSent && transactions.length > 0) {
     const lastValid = transactions.reduce((max, t) => (t.lastValidBlockHeight > max ? t.lastValidBlockHeight : max), 0n);
-    await beforeSend(
+    await recordSent(
       transactions.map((t) => t.signature),
       lastValid,
     );
@@ -65,35 +69,9 @@ export async function landTransactions(
   return outcomes;
 }
 
-export interface LandingReport {
-  status: OperationStatus;
-  slot: bigint | null;
-  /** Whether the transaction landed and paid its fee (it pays even when it fails on chain). */
-  paidFee: boolean;
-  error: string | null;
-}
+export type LandingReport = VerdictReport;
 
+/** What became of a transaction handed to the landing engine, as reported. */
 export function reportLanding(outcome: LandingOutcome): LandingReport {
-  switch (outcome.kind) {
-    case 'not-sent':
-      return { status: 'failed', slot: null, paidFee: false, error: 'the RPC node could not be reached; not sent' };
-    case 'landed':
-      return {
-        status: outcome.err ? 'failed' : 'success',
-        slot: outcome.slot,
-        paidFee: true,
-        error: outcome.err ? describeTransactionError(outcome.err) : null,
-      };
-    case 'expired':
-      return { status: 'failed', slot: null, paidFee: false, error: 'its blockhash expired before it landed; it did nothing' };
-    case 'unknown':
-      return { status: 'pending', slot: null, paidFee: false, error: null };
-  }
-}
-
-/** failed if any failed, else pending if any is pending, else success. */
-export function overallStatus(statuses: readonly OperationStatus[]): OperationStatus {
-  if (statuses.includes('failed')) return 'failed';
-  if (statuses.includes('pending')) return 'pending';
-  return 'success';
+  return reportOf(outcome.kind === 'not-sent' ? { kind: 'not-sent', reason: 'the RPC node could not be reached; not sent' } : outcome);
 }

@@ -12,7 +12,7 @@
  */
 import { getAddressDecoder, getAddressEncoder, getProgramDerivedAddress, type Address } from '@solana/kit';
 import { getMintDecoder } from '@solana-program/token-2022';
-import type { ChainAdapter, RawAccount } from '../chain/chainAdapter.ts';
+import type { ChainAdapter, RawAccount } from '../chain/types.ts';
 import { isTokenProgram, TOKEN_2022_PROGRAM_ADDRESS } from '../plan/tokenState.ts';
 
 export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s' as Address;

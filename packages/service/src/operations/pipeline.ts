@@ -11,23 +11,28 @@ import {
   signTransactionMessageWithSigners,
   type Address,
   type KeyPairSigner,
-  type Signature,
 } from '@solana/kit';
-import type { ChainAdapter } from '../chain/chainAdapter.ts';
-import { CinderError, type CinderErrorCode } from '../errors.ts';
+import type { ChainAdapter } from '../chain/types.ts';
+import { CinderError } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
-import { compiledMessage, compilePlan, type CompiledPlan } from './compile.ts';
+import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
-import { landTransactions, overallStatus, type BeforeSend, type OperationStatus } from './land.ts';
+import { landTransactions, overallStatus, type RecordSent } from './land.ts';
 import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
 import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
 import { formatSol } from '../plan/priorityFee.ts';
+import { netOf } from '../plan/net.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
+import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
+
+// The result's names, also exported from here for the routes that run the pipeline.
+export type { Door, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
+export { reasonText, skippedOf };
 
 export interface PipelineDeps {
   chain: ChainAdapter;
@@ -44,9 +49,6 @@ export interface PipelineDeps {
   recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
 }
 
-/** What the owner asked for: one mint burned (a burn), or the whole wallet cleaned (a reclaim). */
-export type Door = { kind: 'burn'; mint: Address } | { kind: 'reclaim'; burn: readonly Address[]; withdrawExcess: boolean };
-
 export interface PipelineRequest {
   owner: Address;
   door: Door;
@@ -62,13 +64,6 @@ export interface PipelineRequest {
   keyIsSeed?: boolean;
 }
 
-export interface SkippedAccount {
-  address: Address;
-  code: CinderErrorCode;
-  /** Why, in a sentence. */
-  reason: string;
-}
-
 export interface PlannedOperation {
   request: PipelineRequest;
   state: WalletState;
@@ -79,62 +74,6 @@ export interface PlannedOperation {
   problem: CinderError | null;
   mint: MintState | null;
 }
-
-export interface TransactionReport {
-  signature: Signature;
-  status: OperationStatus;
-  slot: bigint | null;
-  closedAccounts: Address[];
-  computeUnitLimit: number;
-  computeUnitPriceMicroLamports: bigint;
-  feeLamports: bigint;
-  error: string | null;
-}
-
-export interface OperationResult {
-  status: OperationStatus;
-  message: string;
-  owner: Address;
-  signatures: Signature[];
-  slot: bigint | null;
-  sponsored: boolean;
-  transactions: TransactionReport[];
-  /** What landed without error: */
-  closedAccounts: Address[];
-  burned: { mint: Address; amount: bigint; decimals: number }[];
-  reclaimedLamports: bigint;
-  excessWithdrawnLamports: bigint;
-  /** Fees the owner bore (sponsored: repaid to the sponsor) for the transactions that landed. */
-  feeLamports: bigint;
-  netLamports: bigint;
-  skippedAccounts: SkippedAccount[];
-}
-
-/** Why an account is skipped, in a sentence a person can act on. */
-function skipReason(action: AccountAction): string {
-  const { account } = action;
-  switch (action.code) {
-    case 'ACCOUNT_FROZEN':
-      return `Token account ${account.address} is frozen by the mint's freeze authority: it can be neither burned nor closed until thawed`;
-    case 'CLOSE_AUTHORITY_NOT_OWNER':
-      return `Token account ${account.address} has close authority ${account.closeAuthority}, not the owner: only that authority can close it`;
-    case 'CONFIDENTIAL_BALANCE_NOT_EMPTY':
-      return `Token account ${account.address} holds a confidential-transfer balance; Token-2022 only closes it once that balance is withdrawn (this needs the owner's ElGamal key)`;
-    case 'MINT_PAUSED':
-      return `Token account ${account.address} holds a balance of a paused mint (Token-2022 Pausable): the program refuses to burn it until the mint's pause authority resumes the mint`;
-    case 'BURN_NOT_PERMITTED':
-      return `Token account ${account.address} holds a balance of a mint with Token-2022 PermissionedBurn: a burn needs the mint's burn authority to sign as well, and Cinder never holds that key`;
-    case 'MINT_NOT_FOUND':
-      return `Token account ${account.address} belongs to mint ${account.mint}, which no longer exists, and it still holds tokens or withheld fees`;
-    default:
-      return `Token account ${account.address} cannot be closed (${action.code})`;
-  }
-}
-
-export const skippedOf = (actions: readonly AccountAction[]): SkippedAccount[] =>
-  actions.filter((a) => a.action === 'skip').map((a) => ({ address: a.account.address, code: a.code!, reason: skipReason(a) }));
-
-export const reasonText = (skipped: readonly SkippedAccount[]): string => skipped.map((s) => s.reason).join('; ');
 
 function nothingToDo(request: PipelineRequest, actions: AccountAction[]): CinderError {
   const skipped = skippedOf(actions);
@@ -231,10 +170,8 @@ export function createPipeline(deps: PipelineDeps) {
       );
       return { ...base, plan, problem: null };
     } catch (error) {
-      // The sponsor declining this wallet, or its outstanding sponsored operation, is a problem of
-      // the plan too: a preview shows it, the other doors throw it.
-      const planProblem = error instanceof CinderError && (error.status === 400 || error.code === 'SPONSOR_DECLINED' || error.code === 'SPONSORED_OPERATION_IN_PROGRESS');
-      if (planProblem) return { ...base, plan: null, problem: error };
+      // A problem of the plan (money rules, chain state, the sponsor's policy): a preview shows it, the other doors throw it.
+      if (isPlanProblem(error)) return { ...base, plan: null, problem: error };
       throw error;
     }
   }
@@ -250,7 +187,7 @@ export function createPipeline(deps: PipelineDeps) {
     request: PipelineRequest,
     signer: KeyPairSigner,
     deadline: number,
-    beforeSend: BeforeSend | undefined,
+    recordSent: RecordSent | undefined,
   ): Promise<OperationResult & { mint: MintState | null }> {
     const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
     const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
@@ -265,7 +202,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (plan.sponsored && policy) {
       // The sponsor's turn for this wallet, and its sends one at a time (the policy decides).
       await policy.beginTurn(signer.address, signed.map((t) => t.messageBytes), planAccounts(plan));
-      await beforeSend?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
+      await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
       outcomes = await policy.land(
         signer.address,
         sending.map((t, i) => ({ ...t, index: i, messageBytes: signed[i]!.messageBytes, feeLamports: plan.transactions[i]!.feeLamports })),
@@ -278,7 +215,7 @@ export function createPipeline(deps: PipelineDeps) {
     } else {
       // An outstanding sponsored operation of this wallet would fail if this closed its accounts first.
       await policy?.assertNoTurn(signer.address);
-      outcomes = await landTransactions(deps, sending, deadline, beforeSend);
+      outcomes = await landTransactions(deps, sending, deadline, recordSent);
     }
 
     const reports = outcomes.map(reportSponsoredLanding);
@@ -300,9 +237,10 @@ export function createPipeline(deps: PipelineDeps) {
       const sum = burned.get(entry.mint);
       burned.set(entry.mint, sum ? { ...sum, amount: sum.amount + entry.amount } : entry);
     }
-    const reclaimedLamports = landedActions.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-    const excessWithdrawnLamports = landedActions.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-    const feeLamports = transactions.reduce((s, t) => s + t.feeLamports, 0n);
+    const net = netOf(
+      landedActions,
+      transactions.reduce((s, t) => s + t.feeLamports, 0n),
+    );
     const slots = transactions.map((t) => t.slot).filter((s): s is bigint => s !== null);
     const result: Omit<OperationResult, 'message'> = {
       status: overallStatus(transactions.map((t) => t.status)),
@@ -313,10 +251,7 @@ export function createPipeline(deps: PipelineDeps) {
       transactions,
       closedAccounts: landedActions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
       burned: [...burned.values()],
-      reclaimedLamports,
-      excessWithdrawnLamports,
-      feeLamports,
-      netLamports: reclaimedLamports + excessWithdrawnLamports - feeLamports,
+      ...net,
       skippedAccounts: skippedOf(planned.actions),
     };
     // Plain data only: the operation locks hand this result to waiters on other instances as JSON.
@@ -344,27 +279,34 @@ export function createPipeline(deps: PipelineDeps) {
       return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), sponsoredUntil };
     },
 
-    /** POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the sponsor's), land. */
+    /**
+     * POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the
+     * sponsor's), land. `recordSent` is told the signatures right before the first is sent (the
+     * caller records them, e.g. for an Idempotency-Key); when it throws, nothing is sent.
+     */
     async execute(
       request: PipelineRequest,
       signer: KeyPairSigner,
-      options: { beforeSend?: BeforeSend; deadline?: number } = {},
+      options: { recordSent?: RecordSent; deadline?: number } = {},
     ): Promise<OperationResult & { mint: MintState | null }> {
       const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
-      // One signing operation per owner at a time, in this process and across instances, whatever
-      // the door: a burn and a reclaim of one wallet planned side by side would both close the same
-      // accounts, and the second transaction could only fail after charging its fee. A turn that
-      // ends `pending` is kept while what it sent can still land. (Duplicates of one request are
-      // joined before this, by the operation locks; this only makes different requests take turns.)
+      const { door } = request;
+      // The one lock of a signing operation: one operation per owner at a time, in this process and
+      // across instances, whatever the door: a burn and a reclaim of one wallet planned side by side
+      // would both close the same accounts, and the second transaction could only fail after
+      // charging its fee. A duplicate of the running operation (the same burn, or a second reclaim)
+      // joins it and gets its answer. A turn that ends `pending` is kept while what it sent can
+      // still land (src/store/operationLocks.ts).
       return deps.turns.takeTurn(
         `owner:${signer.address}`,
         (turn) =>
           executeInTurn(request, signer, deadline, async (signatures, lastValidBlockHeight) => {
             await turn.holdForLanding();
-            await options.beforeSend?.(signatures, lastValidBlockHeight);
+            await options.recordSent?.(signatures, lastValidBlockHeight);
           }),
         {
-          busyCode: request.door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
+          joinAs: door.kind === 'burn' ? `burn:${door.mint}` : 'reclaim',
+          busyCode: door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
           busyDetail:
             'Another burn or reclaim of this wallet is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
           // Half of what is left: the other half is for this operation's own work.

@@ -6,7 +6,7 @@
  */
 import type { Address } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { ChainAdapter, RawAccount } from '../chain/chainAdapter.ts';
+import type { ChainAdapter, RawAccount } from '../chain/types.ts';
 import { CinderError } from '../errors.ts';
 import { decodeMint, decodeTokenAccount, TOKEN_2022_PROGRAM_ADDRESS, type MintState, type TokenAccountState } from '../plan/tokenState.ts';
 import type { WalletState } from '../plan/actions.ts';

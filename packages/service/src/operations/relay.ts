@@ -40,7 +40,8 @@ import {
   type Signature,
   type Transaction,
 } from '@solana/kit';
-import { hasReachedCommitment, type ChainAdapter, type SignatureStatus } from '../chain/chainAdapter.ts';
+import type { ChainAdapter } from '../chain/types.ts';
+import { readVerdicts, reportOf } from '../chain/verdicts.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
@@ -253,14 +254,6 @@ function describeRelay(reports: readonly RelayedTransactionReport[], status: Ope
   );
 }
 
-/** The report of a transaction the chain already knows, when its status is final. */
-function finalReport(signature: Signature, sponsored: boolean, status: SignatureStatus | null, commitment: ChainAdapter['commitment']): RelayedTransactionReport | null {
-  if (!status) return null;
-  if (status.err) return { signature, status: 'failed', slot: status.slot, sponsored, error: describeTransactionError(status.err) };
-  if (hasReachedCommitment(status, commitment)) return { signature, status: 'success', slot: status.slot, sponsored, error: null };
-  return null;
-}
-
 export function createRelay(deps: RelayDeps) {
   const { chain, sponsorPolicy: policy } = deps;
   const sponsorAddress = deps.sponsor?.signer.address ?? null;
@@ -269,22 +262,25 @@ export function createRelay(deps: RelayDeps) {
 
   /** A transaction the chain knows, as a landing outcome (null: unknown to it). */
   async function knownOutcome(signature: Signature, deadline: number): Promise<LandingOutcome | null> {
-    const [status] = await chain.getSignatureStatuses([signature], deadline);
-    if (!status) return null;
-    if (status.err || hasReachedCommitment(status, chain.commitment)) return { kind: 'landed', slot: status.slot, err: status.err };
-    return { kind: 'unknown' };
+    const [verdict] = await readVerdicts(chain, [signature], deadline);
+    if (verdict!.kind === 'unknown') return null;
+    return verdict!.kind === 'processed' ? { kind: 'unknown' } : verdict!;
   }
 
   async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number): Promise<RelayResult> {
     const signatures = transactions.map((t) => getSignatureFromTransaction(t));
-    const statuses = await chain.getSignatureStatuses(signatures, deadline);
-    const reports: (RelayedTransactionReport | null)[] = signatures.map((s, i) =>
-      finalReport(s, candidates[i]!.sponsored, statuses[i]!, chain.commitment),
-    );
+    const verdicts = await readVerdicts(chain, signatures, deadline);
+    // A transaction the chain already knows is reported, when its verdict is final.
+    const reports: (RelayedTransactionReport | null)[] = signatures.map((signature, i) => {
+      const verdict = verdicts[i]!;
+      if (verdict.kind !== 'landed') return null;
+      const { status, slot, error } = reportOf(verdict);
+      return { signature, status, slot, sponsored: candidates[i]!.sponsored, error };
+    });
 
     // Only what the chain does not know yet is checked against the sponsored messages outstanding
     // and simulated: a known signature was already checked by the chain itself.
-    const unknown = candidates.filter((_, i) => statuses[i] === null);
+    const unknown = candidates.filter((_, i) => verdicts[i]!.kind === 'unknown');
     if (policy) {
       for (const candidate of unknown) {
         const conflicts = await policy.conflicts(writableStaticAccounts(candidate.message), candidate.sponsored ? candidate.transaction.messageBytes : null);
@@ -389,8 +385,8 @@ export function createRelay(deps: RelayDeps) {
     if (tokenExpired) {
       // An expired token still proves the message is ours, so its (deterministic) signature is the
       // one a relay in time would have sent: report it if the chain knows it, never send it anew.
-      const statuses = await chain.getSignatureStatuses(sponsored.map((c) => getSignatureFromTransaction(transactions[c.index]!)), deadline);
-      if (statuses.some((s) => s === null)) {
+      const verdicts = await readVerdicts(chain, sponsored.map((c) => getSignatureFromTransaction(transactions[c.index]!)), deadline);
+      if (verdicts.some((v) => v.kind === 'unknown')) {
         throw relayTokenInvalid('relayToken has expired (so has the blockhash of its transactions): prepare and sign them again.');
       }
     }

@@ -5,7 +5,7 @@
  */
 import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
-import type { ChainAdapter } from '../chain/chainAdapter.ts';
+import type { ChainAdapter } from '../chain/types.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
 import type { Metrics } from '../metrics.ts';
 

@@ -35,11 +35,12 @@ import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { describeComputeBudgetError, readComputeBudget } from '../plan/computeBudget.ts';
-import { BASE_FEE_LAMPORTS_PER_SIGNATURE } from '../plan/money.ts';
-import { formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';
+import { signatureFees, transactionFee } from '../plan/fees.ts';
+import { formatSol } from '../plan/priorityFee.ts';
 import { messageInstructions, notCinderInstruction, transferSolOf, type RelayableMessage } from '../plan/relayRules.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SponsorLedger } from '../store/sponsorLedger.ts';
+import { reportOf } from '../chain/verdicts.ts';
 import { reportLanding, type LandingOutcome, type LandingReport, type SignedForSending } from './land.ts';
 
 /**
@@ -64,8 +65,7 @@ export interface SponsoredSend extends SignedForSending {
 export type SponsoredOutcome = LandingOutcome | { kind: 'withheld'; reason: string };
 
 export function reportSponsoredLanding(outcome: SponsoredOutcome): LandingReport {
-  if (outcome.kind === 'withheld') return { status: 'failed', slot: null, paidFee: false, error: `not sent: ${outcome.reason}` };
-  return reportLanding(outcome);
+  return outcome.kind === 'withheld' ? reportOf({ kind: 'not-sent', reason: `not sent: ${outcome.reason}` }) : reportLanding(outcome);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -83,7 +83,7 @@ export interface SponsorPolicyDeps {
 
 export function createSponsorPolicy(deps: SponsorPolicyDeps) {
   const { sponsor, config, ledger } = deps;
-  const signatureFeeLamports = 2n * BASE_FEE_LAMPORTS_PER_SIGNATURE;
+  const signatureFeeLamports = signatureFees(2);
 
   function declined(owner: Address, until: number, why: string): CinderError {
     return new CinderError(
@@ -225,9 +225,11 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
       const budget = readComputeBudget(instructions.map((i) => ({ programAddress: i.program!, data: i.data })));
       if (!budget.ok) throw refuseMessage(index, `has a compute budget the runtime refuses: ${describeComputeBudgetError(budget.error)}`);
       if (budget.limits.computeUnitLimit === null) throw refuseMessage(index, 'sets no compute unit limit');
-      const feeLamports =
-        BASE_FEE_LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) +
-        priorityFeeCharged(budget.limits.computeUnitPriceMicroLamports, budget.limits.computeUnitLimit);
+      const feeLamports = transactionFee(
+        message.header.numSignerAccounts,
+        budget.limits.computeUnitPriceMicroLamports,
+        budget.limits.computeUnitLimit,
+      );
       if (feeLamports > config.maxFeeLamports) {
         throw refuseMessage(index, `pays a fee of ${formatSol(feeLamports)} SOL, over the fee sponsor's bound of ${formatSol(config.maxFeeLamports)} SOL`);
       }

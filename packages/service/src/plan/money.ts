@@ -6,8 +6,6 @@ import type { Address } from '@solana/kit';
 import { CinderError } from '../errors.ts';
 import { formatSol } from './priorityFee.ts';
 
-export const BASE_FEE_LAMPORTS_PER_SIGNATURE = 5000n;
-
 /** The signed net as the message says it: "+0.00103428" or "−0.00797" (a true minus sign). */
 export function formatNetSol(netLamports: bigint): string {
   return netLamports < 0n ? `−${formatSol(-netLamports)}` : `+${formatSol(netLamports)}`;
@@ -70,4 +68,14 @@ export function assertFeeWithinReclaim(returnsLamports: bigint, feeLamports: big
  */
 export function canRepaySponsor(ownerBalance: bigint, returnsLamports: bigint, feeLamports: bigint, reserve: bigint): boolean {
   return returnsLamports >= feeLamports && leavesValidBalance(ownerBalance + returnsLamports, feeLamports, reserve);
+}
+
+/**
+ * Whether the fee sponsor can pay now: each sponsored transaction takes its fee from the sponsor
+ * and gives it back atomically, so a sponsor that can pay the largest one and keep the reserve
+ * stays whole whatever else is in flight.
+ */
+export function sponsorCanPay(sponsorLamports: bigint, feeBounds: readonly bigint[], reserve: bigint): boolean {
+  const largest = feeBounds.reduce((max, bound) => (bound > max ? bound : max), 0n);
+  return sponsorLamports - largest >= reserve;
 }

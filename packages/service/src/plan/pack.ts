@@ -19,7 +19,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { getBurnCheckedInstruction, getCloseAccountInstruction, getWithdrawExcessLamportsInstruction } from '@solana-program/token';
 import { getHarvestWithheldTokensToMintInstruction } from '@solana-program/token-2022';
 import { TOKEN_2022_PROGRAM_ADDRESS } from './tokenState.ts';
-import type { BlockhashLifetime } from '../chain/chainAdapter.ts';
+import type { BlockhashLifetime } from '../chain/types.ts';
 import { ACTIONS_THAT_SEND, type AccountAction } from './actions.ts';
 import { endOfSlice, nextTurn } from './slices.ts';
 

@@ -12,7 +12,7 @@ import {
   type Extension,
 } from '@solana-program/token-2022';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { RawAccount } from '../chain/chainAdapter.ts';
+import type { RawAccount } from '../chain/types.ts';
 
 export { TOKEN_2022_PROGRAM_ADDRESS };
 export const NATIVE_MINT = 'So11111111111111111111111111111111111111112' as Address;

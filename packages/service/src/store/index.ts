@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../metrics.ts';
-import type { ChainAdapter } from '../chain/chainAdapter.ts';
+import type { ChainAdapter } from '../chain/types.ts';
 import { loadOrCreateStateSecret, openIdempotencyJournal, prepareJournalDirectory, type IdempotencyJournal } from './idempotencyJournal.ts';
 import {
   createDeferredIdempotencyStore,

@@ -1,31 +1,30 @@
 /**
- * One money operation per key at a time (docs/money.md: one burn per owner and mint at a
- * time, across instances). Two identical burns a moment apart must not both sign and send: the
+ * One money operation per key at a time, the one lock of a signing operation (docs/money.md:
+ * one burn per owner and mint at a time, across instances): different operations of one
+ * owner (a burn and a reclaim, burns of two mints) must not plan from the same chain state at
+ * once, or one closes an account the other's transaction also closes, and that one fails on chain
+ * at its fee payer's cost; and two identical burns a moment apart must not both sign and send: the
  * second could only fail on chain, and its owner would pay its fee.
  *
- * - In one process, a second `run` with a key that is running JOINS the first: it gets the same
- *   result or the same error, and `fn` is not called again.
- * - Across instances (Redis configured), the runner holds a Redis lock (SET NX PX with a random
- *   token, extended while `fn` runs, released by a compare-and-delete script, so an instance never
- *   frees a lock that expired and was taken by another). Before releasing it, the runner leaves its
- *   outcome (the result, or a CinderError) under its token for a minute. A caller of another
- *   instance that finds the lock held polls until it is free, then answers with that outcome
- *   (joining across instances); when the holder left none (it died, or failed unexpectedly), the
- *   caller takes the lock and runs `fn` itself. Still held after `maxWaitMs`: 409 with `busyCode`.
+ * - Turns: callers with one key take turns, in this process and across instances; a caller that
+ *   cannot get its turn within `maxWaitMs` is answered 409 with `busyCode` and sends nothing.
+ * - Joins (`joinAs`): a caller whose `joinAs` names the operation that has the turn (a duplicate)
+ *   JOINS it instead of waiting: it gets the same result or the same error, and its `fn` is not
+ *   called. Without `joinAs`, every caller runs its own `fn` and no outcome is handed over.
+ * - Across instances (Redis configured), the holder holds a Redis lock (SET NX PX with a random
+ *   token that starts with its `joinAs`, extended while `fn` runs, released by a compare-and-delete
+ *   script, so an instance never frees a lock that expired and was taken by another). A joining
+ *   holder leaves its outcome (the result, or a CinderError) under its token for a minute before
+ *   releasing. A caller of another instance that finds the lock held by the same operation polls
+ *   until it is free, then answers with that outcome; when the holder left none (it died, or failed
+ *   unexpectedly), the caller takes the lock and runs `fn` itself.
  * - Redis unreachable: 503 SERVICE_UNAVAILABLE before `fn` runs (fail closed: nothing is sent).
  * - Sent but not landed: `fn` calls `lock.holdForLanding()` right before it sends; from then on the
  *   lock is kept for `landingHoldMs` (a blockhash lives about 150 slots, ~60 s), even if the
  *   process dies, and, when `fn` ends with a result that `keepWhile` says is not final (a burn
- *   still `pending`), it is not released: until the transaction can no longer land, every new run
- *   with the key answers with that result instead of signing a second transaction that could only
- *   fail on chain (and cost its fee).
- *
- * - Turns (`takeTurn`): different operations of one owner (a burn and a reclaim, burns of two
- *   mints) must not plan from the same chain state at once, or one closes an account the other's
- *   transaction also closes, and that one fails on chain at its fee payer's cost. They take turns,
- *   in this process and across instances: a turn is the same lock without the join (each caller
- *   runs its own `fn`, no outcome is handed over), held for landing like a run; a caller that
- *   cannot get its turn within `maxWaitMs` is answered 409 and sends nothing.
+ *   still `pending`), it is not released: until the transaction can no longer land, a duplicate
+ *   answers with that result and any other operation of the key waits (409 after `maxWaitMs`)
+ *   instead of signing a second transaction that could only fail on chain (and cost its fee).
  *
  * Written here rather than taken from a library: Redlock-style libraries give mutual exclusion
  * but neither the in-process join nor the hand-over of the holder's answer to the waiters, which
@@ -60,12 +59,15 @@ export interface HeldLock {
 export interface TurnOptions<T = unknown> extends RunOptions<T> {
   /** The 409's detail when the turn does not come in time. */
   busyDetail: string;
+  /**
+   * The operation this caller runs (no `|`): while the same operation has the key's turn, or holds
+   * it for landing, this caller joins it (same answer) instead of running its own `fn`.
+   */
+  joinAs?: string;
 }
 
 export interface OperationLocks {
-  /** One run per key: a second caller with the same key joins the running one (same answer). */
-  run<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: RunOptions<T>): Promise<T>;
-  /** One at a time per key: a second caller waits its turn, then runs its own `fn`. */
+  /** One at a time per key: a second caller waits its turn, then runs its own `fn`, or joins the same operation (`joinAs`). */
   takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: TurnOptions<T>): Promise<T>;
 }
 
@@ -85,26 +87,21 @@ export interface OperationLocksOptions {
 /** How long the holder's outcome stays readable for its waiters. */
 const OUTCOME_TTL_MS = 60_000;
 
-const BUSY_DETAIL: Record<BusyCode, string> = {
-  BURN_IN_PROGRESS:
-    'A burn of this mint for this owner is already running (on another instance) and did not finish in time. Nothing was sent by this request; retry to get the result.',
-  RECLAIM_IN_PROGRESS:
-    'A rent reclaim for this owner is already running (on another instance) and did not finish in time. Nothing was sent by this request; retry to get the result.',
-  SPONSORED_OPERATION_IN_PROGRESS:
-    'A sponsored transaction of this wallet is landing (on another instance) and did not finish in time. Nothing was sent by this request; retry shortly.',
-};
-
 /**
- * Acquire or look: takes the lock when it is free, unless the last holder we saw left its outcome
- * (then that outcome is the answer); a lock still held (for landing) whose holder left an outcome
- * answers with it too. Returns {1} acquired, {0, holderToken} held, {2, outcome}.
- * KEYS: lock, outcome of the last holder seen; ARGV: token, ttl, last holder seen, outcome prefix.
+ * Acquire or look: takes the lock when it is free, unless the last holder we saw (of the same
+ * operation) left its outcome (then that outcome is the answer); a lock still held (for landing)
+ * by the same operation, whose holder left an outcome, answers with it too. Returns {1} acquired,
+ * {0, holderToken} held, {2, outcome}.
+ * KEYS: lock, outcome of the last holder seen; ARGV: token, ttl, last holder seen, outcome prefix,
+ * the operation's token prefix ('' for a caller that never joins).
  */
 const ACQUIRE_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if current then
-  local outcome = redis.call('GET', ARGV[4] .. current)
-  if outcome then return {2, outcome} end
+  if ARGV[5] ~= '' and string.sub(current, 1, string.len(ARGV[5])) == ARGV[5] then
+    local outcome = redis.call('GET', ARGV[4] .. current)
+    if outcome then return {2, outcome} end
+  end
   return {0, current}
 end
 if ARGV[3] ~= '' then
@@ -133,7 +130,15 @@ return 0
 `;
 
 interface LockCommands {
-  cinderLockAcquire(lockKey: string, outcomeKey: string, token: string, ttlMs: number, lastHolder: string, outcomePrefix: string): Promise<[number, string?]>;
+  cinderLockAcquire(
+    lockKey: string,
+    outcomeKey: string,
+    token: string,
+    ttlMs: number,
+    lastHolder: string,
+    outcomePrefix: string,
+    operationPrefix: string,
+  ): Promise<[number, string?]>;
   cinderLockExtend(lockKey: string, token: string, ttlMs: number): Promise<number>;
   cinderLockRelease(lockKey: string, outcomeKey: string, token: string, outcome: string, outcomeTtlMs: number, keep: string): Promise<number>;
 }
@@ -191,7 +196,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
   const outcomePrefix = `${prefix}outcome:`;
   const outcomeKey = (token: string) => outcomePrefix + token;
 
-  /** Runs fn under the Redis lock, leaving its outcome for waiters of other instances when leaveOutcome (runs; turns leave none). */
+  /** Runs fn under the Redis lock, leaving its outcome for waiters of other instances when leaveOutcome (an operation others may join). */
   async function runLocked<T>(
     lockKey: string,
     token: string,
@@ -252,29 +257,37 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
     }
   }
 
-  /** join: a holder's outcome answers this caller too (a run); without it each caller waits and runs its own fn (a turn). */
-  async function acquireAcrossInstances<T>(key: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>, join: boolean, busy: () => CinderError): Promise<T> {
+  /** joinAs: the outcome of a holder of the same operation answers this caller too; without it each caller waits and runs its own fn. */
+  async function acquireAcrossInstances<T>(
+    key: string,
+    fn: (lock: HeldLock) => Promise<T>,
+    runOptions: RunOptions<T>,
+    joinAs: string | undefined,
+    busy: () => CinderError,
+  ): Promise<T> {
     const commands = client!;
     const lockKey = prefix + key;
-    const token = randomUUID();
+    const operationPrefix = joinAs === undefined ? '' : `${joinAs}|`;
+    const token = operationPrefix + randomUUID();
     const giveUpAt = Date.now() + runOptions.maxWaitMs;
     let holder = '';
     for (;;) {
       let reply: [number, string?];
       try {
-        reply = await commands.cinderLockAcquire(lockKey, outcomeKey(holder || 'none'), token, lockTtlMs, holder, outcomePrefix);
+        reply = await commands.cinderLockAcquire(lockKey, outcomeKey(holder || 'none'), token, lockTtlMs, holder, outcomePrefix, operationPrefix);
       } catch (error) {
         throw unavailable(error);
       }
       const [state, value] = reply;
-      if (state === 1) return runLocked(lockKey, token, fn, runOptions, join);
+      if (state === 1) return runLocked(lockKey, token, fn, runOptions, joinAs !== undefined);
       if (state === 2) {
-        // The holder we waited for finished: its answer is ours (a duplicate joins the first).
+        // The holder of the same operation finished, or holds for landing: its answer is ours (a duplicate joins the first).
         const outcome = decodeOutcome(value!);
         if (outcome.ok) return outcome.value as T;
         throw outcomeError(outcome.error);
       }
-      if (join) holder = value!; // a turn never looks for the last holder's outcome (turns leave none)
+      // Only the outcome of the same operation answers this caller; another operation's is not looked for.
+      if (operationPrefix !== '' && value!.startsWith(operationPrefix)) holder = value!;
       const now = Date.now();
       if (now >= giveUpAt) throw busy();
       // A little jitter, so that waiters of several instances do not poll in step.
@@ -318,43 +331,44 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
     };
   }
 
+  /** The turn itself: wait in this process, then (with Redis) across instances, run, and keep the turn while held for landing. */
+  async function turn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>, hold: { until: number }): Promise<T> {
+    const giveUpAt = Date.now() + turnOptions.maxWaitMs;
+    const busy = busyError(turnOptions.busyCode, turnOptions.busyDetail);
+    // This process's callers queue here first, so only one of them at a time asks Redis.
+    const release = await waitForTurnInProcess(key, giveUpAt, busy);
+    try {
+      return await (client
+        ? acquireAcrossInstances(key, fn, { ...turnOptions, maxWaitMs: Math.max(0, giveUpAt - Date.now()) }, turnOptions.joinAs, busy)
+        : runInProcess(fn, turnOptions, hold));
+    } finally {
+      // Held for landing (without Redis; with it, Redis keeps the key): the next turn waits for the hold to end.
+      const remaining = hold.until - Date.now();
+      if (remaining > 0) setTimeout(release, remaining).unref();
+      else release();
+    }
+  }
+
   return {
-    run<T>(key: string, fn: (lock: HeldLock) => Promise<T>, runOptions: RunOptions<T>): Promise<T> {
-      const joined = running.get(key);
-      if (joined) return joined as Promise<T>;
+    takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>): Promise<T> {
       const hold = { until: 0 };
-      const busy = busyError(runOptions.busyCode, BUSY_DETAIL[runOptions.busyCode]);
-      const started = (client ? acquireAcrossInstances(key, fn, runOptions, true, busy) : runInProcess(fn, runOptions, hold)).finally(() => {
+      if (turnOptions.joinAs === undefined) return turn(key, fn, turnOptions, hold);
+      const operation = `${key}\n${turnOptions.joinAs}`;
+      const joined = running.get(operation);
+      if (joined) return joined as Promise<T>;
+      const started = turn(key, fn, turnOptions, hold).finally(() => {
         const forget = () => {
-          if (running.get(key) === started) running.delete(key);
+          if (running.get(operation) === started) running.delete(operation);
         };
-        // Held for landing: later runs in this process join the settled result until the hold ends.
+        // Held for landing: later callers of the operation in this process join the settled result until the hold ends.
         const remaining = hold.until - Date.now();
         if (remaining > 0) setTimeout(forget, remaining).unref();
         else forget();
       });
       // The settled promise stays in `running` while held; nobody may see it reject unhandled.
       started.catch(() => undefined);
-      running.set(key, started);
+      running.set(operation, started);
       return started;
-    },
-
-    async takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>): Promise<T> {
-      const giveUpAt = Date.now() + turnOptions.maxWaitMs;
-      const busy = busyError(turnOptions.busyCode, turnOptions.busyDetail);
-      // This process's callers queue here first, so only one of them at a time asks Redis.
-      const release = await waitForTurnInProcess(key, giveUpAt, busy);
-      const hold = { until: 0 };
-      try {
-        return await (client
-          ? acquireAcrossInstances(key, fn, { ...turnOptions, maxWaitMs: Math.max(0, giveUpAt - Date.now()) }, false, busy)
-          : runInProcess(fn, turnOptions, hold));
-      } finally {
-        // Held for landing (without Redis; with it, Redis keeps the key): the next turn waits for the hold to end.
-        const remaining = hold.until - Date.now();
-        if (remaining > 0) setTimeout(release, remaining).unref();
-        else release();
-      }
     },
   };
 }

@@ -17,7 +17,8 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createChainAdapter, type ChainAdapter, type SignedTransaction } from '../../src/chain/chainAdapter.ts';
+import { createChainAdapter } from '../../src/chain/chainAdapter.ts';
+import type { ChainAdapter, SignedTransaction } from '../../src/chain/types.ts';
 import { rpcResult } from '@cinder/testkit';
 import { createFundedSigner, startTestChain, type TestChain } from '@cinder/testkit';
 import { startRpcProxy, type RpcProxy } from './rpcProxy.ts';

@@ -262,6 +262,32 @@ describe('Idempotency-Key across instances and clients', () => {
   });
 });
 
+describe('Idempotency-Key on the whole-wallet reclaim', () => {
+  it('POST /api/reclaim_rent (idempotent in its route config) replays its first answer: nothing is sent again', async () => {
+    const app = await newApp();
+    const h = await createHolder();
+    const key = newKey();
+    const reclaim = () =>
+      app.app.inject({
+        method: 'POST',
+        url: '/api/reclaim_rent',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify({ userPrivateKey: h.key, priorityFee: 0, burn: [h.mint] }),
+      });
+    const first = await reclaim();
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.json().status, 'success');
+    assert.equal(await supplyOf(h.mint), 0n);
+    await createAta(chain, h.signer, h.signer.address, h.mint);
+    await mintTokens(chain, h.signer, h.mint, h.ata, 500n);
+    const second = await reclaim();
+    assert.equal(second.statusCode, 200, second.body);
+    assert.equal(second.headers['idempotent-replayed'], 'true');
+    assert.equal(second.body, first.body);
+    assert.equal(await supplyOf(h.mint), 500n, 'the replay burned nothing');
+  });
+});
+
 describe('in-memory idempotency store', () => {
   const response = { status: 200, contentType: 'application/json; charset=utf-8', body: '{}' };
 

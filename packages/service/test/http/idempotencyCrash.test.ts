@@ -78,7 +78,7 @@ describe('a retry after kill -9, when what was sent never landed', () => {
     assert.equal(expiredBody.status, 'failed');
     assert.equal(expiredBody.transactionId, pendingBody.transactionId);
     assert.deepEqual(expiredBody.details.transactions.map((t) => [t.status, t.slot]), [['failed', null]]);
-    assert.match(expiredBody.message, /blockhash expired before it landed; nothing was burned by it\. Nothing landed: send the burn again with a new Idempotency-Key\./);
+    assert.match(expiredBody.message, /blockhash expired before it landed; it did nothing\. Nothing landed: send the burn again with a new Idempotency-Key\./);
     const after = await chainState(h);
     assert.deepEqual({ owner: after.owner, supply: after.supply, transactions: after.transactions }, { owner: before.owner, supply: before.supply, transactions: before.transactions }, 'nothing landed, no fee');
 

@@ -3,8 +3,9 @@
  * running one; across instances (two locks on two Redis connections, as two servers would have)
  * a duplicate waits for the holder and answers with its outcome, gives up with 409 after
  * maxWaitMs, or runs itself when the holder died; Redis down → 503 before anything runs.
- * Turns (takeTurn): different operations of one owner wait for each other and each runs its own
- * fn, in one process and across instances; a turn held for landing makes the next one 409.
+ * Turns: different operations of one key (other `joinAs`, or none) wait for each other and each
+ * runs its own fn, in one process and across instances; a turn held for landing makes the next
+ * other operation 409, while a duplicate gets the held result.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +18,7 @@ import { closeRedis, createRedisClient } from '../../src/store/redis.ts';
 import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
 const logger = pino({ level: 'silent' });
-const burn = { busyCode: 'BURN_IN_PROGRESS' as const, maxWaitMs: 10_000 };
+const burn = { busyCode: 'BURN_IN_PROGRESS' as const, maxWaitMs: 10_000, busyDetail: 'A burn of this mint is under way. Nothing was sent by this request; retry shortly.', joinAs: 'burn:mint' };
 const turn = { busyCode: 'RECLAIM_IN_PROGRESS' as const, maxWaitMs: 10_000, busyDetail: 'another operation of this wallet is under way' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -46,14 +47,14 @@ describe('operation locks in one process (no Redis)', () => {
       calls++;
       return release.promise;
     };
-    const first = locks.run(key, fn, burn);
-    const second = locks.run(key, fn, burn);
+    const first = locks.takeTurn(key, fn, burn);
+    const second = locks.takeTurn(key, fn, burn);
     release.resolve({ lamports: 2_039_280n });
     const [a, b] = await Promise.all([first, second]);
     assert.equal(calls, 1);
     assert.equal(a, b, 'the very same result object');
     // Once finished, the key is free: a later run runs again.
-    assert.deepEqual(await locks.run(key, async () => ({ lamports: 1n }), burn), { lamports: 1n });
+    assert.deepEqual(await locks.takeTurn(key, async () => ({ lamports: 1n }), burn), { lamports: 1n });
   });
 
   it('a joined run gets the same error', async () => {
@@ -64,8 +65,8 @@ describe('operation locks in one process (no Redis)', () => {
       calls++;
       return release.promise;
     };
-    const first = locks.run(key, fn, burn);
-    const second = locks.run(key, fn, burn);
+    const first = locks.takeTurn(key, fn, burn);
+    const second = locks.takeTurn(key, fn, burn);
     const error = new CinderError('NO_TOKEN_ACCOUNT', 'none');
     release.reject(error);
     await assert.rejects(first, (e) => e === error);
@@ -79,14 +80,14 @@ describe('operation locks in one process (no Redis)', () => {
     const keepWhile = (r: { status: string }) => r.status === 'pending';
     const pending = { status: 'pending', signature: 'sig-1' };
     assert.equal(
-      await held.run(key, async (lock) => {
+      await held.takeTurn(key, async (lock) => {
         await lock.holdForLanding();
         return pending;
       }, { ...burn, keepWhile }),
       pending,
     );
     let calls = 0;
-    const again = () => held.run(key, async () => ({ status: `ran ${++calls}`, signature: 'sig-2' }), { ...burn, keepWhile });
+    const again = () => held.takeTurn(key, async () => ({ status: `ran ${++calls}`, signature: 'sig-2' }), { ...burn, keepWhile });
     assert.equal(await again(), pending, 'the pending burn answers, no second transaction');
     assert.equal(calls, 0);
     await sleep(400);
@@ -97,11 +98,11 @@ describe('operation locks in one process (no Redis)', () => {
     const held = createOperationLocks({ redis: null, logger, landingHoldMs: 60_000 });
     const key = newKey();
     const keepWhile = (r: string) => r === 'pending';
-    await held.run(key, async (lock) => {
+    await held.takeTurn(key, async (lock) => {
       await lock.holdForLanding();
       return 'success';
     }, { ...burn, keepWhile });
-    assert.equal(await held.run(key, async () => 'ran', { ...burn, keepWhile }), 'ran');
+    assert.equal(await held.takeTurn(key, async () => 'ran', { ...burn, keepWhile }), 'ran');
   });
 
   it('turns: a second caller with the key waits for the first to end, then runs its own fn', async () => {
@@ -150,10 +151,33 @@ describe('operation locks in one process (no Redis)', () => {
 
   it('different keys do not wait for each other', async () => {
     const blocked = gate<string>();
-    const slow = locks.run(newKey(), () => blocked.promise, burn);
-    assert.equal(await locks.run(newKey(), async () => 'other mint', burn), 'other mint');
+    const slow = locks.takeTurn(newKey(), () => blocked.promise, burn);
+    assert.equal(await locks.takeTurn(newKey(), async () => 'other mint', burn), 'other mint');
     blocked.resolve('first');
     assert.equal(await slow, 'first');
+  });
+
+  it('one lock per key: a duplicate joins the running operation, another operation waits its turn and runs its own fn', async () => {
+    const key = newKey();
+    const release = gate<string>();
+    const events: string[] = [];
+    const first = locks.takeTurn(key, () => {
+      events.push('burn runs');
+      return release.promise;
+    }, burn);
+    const duplicate = locks.takeTurn(key, async () => {
+      events.push('duplicate runs');
+      return 'duplicate';
+    }, burn);
+    const other = locks.takeTurn(key, async () => {
+      events.push('other runs');
+      return 'other';
+    }, { ...burn, joinAs: 'reclaim' });
+    await sleep(50);
+    assert.deepEqual(events, ['burn runs'], 'the other operation waits for the turn');
+    release.resolve('burned');
+    assert.deepEqual(await Promise.all([first, duplicate, other]), ['burned', 'burned', 'other']);
+    assert.deepEqual(events, ['burn runs', 'other runs']);
   });
 });
 
@@ -189,11 +213,11 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<{ signatures: string[]; feeLamports: bigint }>();
-    const first = a.run(key, () => release.promise, burn);
+    const first = a.takeTurn(key, () => release.promise, burn);
     await sleep(50); // A holds the lock
     assert.notEqual(await lockValue(key), '$-1', 'A holds the lock in Redis');
     let bCalls = 0;
-    const second = b.run(
+    const second = b.takeTurn(
       key,
       async () => {
         bCalls++;
@@ -214,9 +238,9 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<never>();
-    const first = a.run(key, () => release.promise, burn);
+    const first = a.takeTurn(key, () => release.promise, burn);
     await sleep(50);
-    const second = b.run(key, async () => 'ran', burn);
+    const second = b.takeTurn(key, async () => 'ran', burn);
     release.reject(new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node did not answer; nothing was sent.', { headers: { 'retry-after': '5' } }));
     await assert.rejects(first, { code: 'RPC_UNAVAILABLE' });
     await assert.rejects(second, (e: unknown) => {
@@ -233,11 +257,11 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<string>();
-    const first = a.run(key, () => release.promise, burn);
+    const first = a.takeTurn(key, () => release.promise, burn);
     await sleep(50);
     let bCalls = 0;
     await assert.rejects(
-      b.run(key, async () => String(++bCalls), { busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 150 }),
+      b.takeTurn(key, async () => String(++bCalls), { ...burn, busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 150 }),
       (e: unknown) => {
         assert.ok(e instanceof CinderError);
         assert.equal(e.code, 'RECLAIM_IN_PROGRESS');
@@ -256,12 +280,12 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
     const key = newKey();
     const release = gate<string>();
-    const first = a.run(key, () => release.promise, burn);
+    const first = a.takeTurn(key, () => release.promise, burn);
     await sleep(1000); // more than three TTLs
     const ttl = Number((await redis.command(`PTTL cinder:lock:${key}`)).replace(/^:/, ''));
     assert.ok(ttl > 0, `the lock is still held (PTTL ${ttl})`);
     let bCalls = 0;
-    await assert.rejects(b.run(key, async () => String(++bCalls), { ...burn, maxWaitMs: 100 }), { code: 'BURN_IN_PROGRESS' });
+    await assert.rejects(b.takeTurn(key, async () => String(++bCalls), { ...burn, maxWaitMs: 100 }), { code: 'BURN_IN_PROGRESS' });
     assert.equal(bCalls, 0);
     release.resolve('done');
     assert.equal(await first, 'done');
@@ -272,7 +296,7 @@ describe('operation locks across instances (one real Redis)', () => {
     const key = newKey();
     await redis.command(`SET cinder:lock:${key} dead-instance-token PX 200`);
     let bCalls = 0;
-    assert.equal(await b.run(key, async () => `ran ${++bCalls}`, burn), 'ran 1');
+    assert.equal(await b.takeTurn(key, async () => `ran ${++bCalls}`, burn), 'ran 1');
   });
 
   it('held for landing with a pending result: the lock stays and other instances get that result', async () => {
@@ -281,7 +305,7 @@ describe('operation locks across instances (one real Redis)', () => {
     const keepWhile = (r: { status: string; fee: bigint }) => r.status === 'pending';
     const pending = { status: 'pending', fee: 5000n };
     assert.deepEqual(
-      await a.run(key, async (lock) => {
+      await a.takeTurn(key, async (lock) => {
         await lock.holdForLanding();
         return pending;
       }, { ...burn, keepWhile }),
@@ -291,15 +315,33 @@ describe('operation locks across instances (one real Redis)', () => {
     const ttl = Number((await redis.command(`PTTL cinder:lock:${key}`)).replace(/^:/, ''));
     assert.ok(ttl > 1000, `held for landing (PTTL ${ttl})`);
     let bCalls = 0;
-    assert.deepEqual(await b.run(key, async () => ({ status: `ran ${++bCalls}`, fee: 1n }), { ...burn, keepWhile }), pending);
+    assert.deepEqual(await b.takeTurn(key, async () => ({ status: `ran ${++bCalls}`, fee: 1n }), { ...burn, keepWhile }), pending);
     assert.equal(bCalls, 0);
     // A final result is released at once.
     const other = newKey();
-    await a.run(other, async (lock) => {
+    await a.takeTurn(other, async (lock) => {
       await lock.holdForLanding();
       return { status: 'success', fee: 5000n };
     }, { ...burn, keepWhile });
     assert.equal(await lockValue(other), '$-1');
+  });
+
+  it('held for landing: only the same operation gets the pending result; another operation of the key answers 409 without running', async () => {
+    const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
+    const key = newKey();
+    const keepWhile = (r: string) => r === 'pending';
+    assert.equal(await a.takeTurn(key, async (lock) => {
+      await lock.holdForLanding();
+      return 'pending';
+    }, { ...burn, keepWhile }), 'pending');
+    let bCalls = 0;
+    await assert.rejects(
+      b.takeTurn(key, async () => String(++bCalls), { ...burn, joinAs: 'reclaim', busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 300, keepWhile }),
+      { code: 'RECLAIM_IN_PROGRESS' },
+    );
+    assert.equal(bCalls, 0);
+    assert.equal(await b.takeTurn(key, async () => String(++bCalls), { ...burn, keepWhile }), 'pending', 'the same operation joins it');
+    assert.equal(bCalls, 0);
   });
 
   it('a holder that dies after holdForLanding keeps the key locked: a waiter answers 409 and sends nothing', async () => {
@@ -308,7 +350,7 @@ describe('operation locks across instances (one real Redis)', () => {
     const b = await instance({ lockTtlMs: 300 });
     const key = newKey();
     const sent = gate<void>();
-    void a.run(key, async (lock) => {
+    void a.takeTurn(key, async (lock) => {
       await lock.holdForLanding();
       sent.resolve();
       return new Promise<never>(() => {}); // never finishes: the instance dies here
@@ -317,7 +359,7 @@ describe('operation locks across instances (one real Redis)', () => {
     holderClient.disconnect(); // no heartbeat, no release: as after kill -9
     await sleep(600);
     let bCalls = 0;
-    await assert.rejects(b.run(key, async () => String(++bCalls), { ...burn, maxWaitMs: 300 }), { code: 'BURN_IN_PROGRESS' });
+    await assert.rejects(b.takeTurn(key, async () => String(++bCalls), { ...burn, maxWaitMs: 300 }), { code: 'BURN_IN_PROGRESS' });
     assert.equal(bCalls, 0);
   });
 
@@ -357,7 +399,7 @@ describe('operation locks across instances (one real Redis)', () => {
   it('release deletes only its own lock (compare-and-delete)', async () => {
     const a = await instance();
     const key = newKey();
-    await a.run(
+    await a.takeTurn(
       key,
       async () => {
         // As if A's lock had expired and another instance had taken it.
@@ -375,7 +417,7 @@ describe('operation locks across instances (one real Redis)', () => {
     try {
       let calls = 0;
       await assert.rejects(
-        a.run(newKey(), async () => String(++calls), burn),
+        a.takeTurn(newKey(), async () => String(++calls), burn),
         (e: unknown) => {
           assert.ok(e instanceof CinderError);
           assert.equal(e.code, 'SERVICE_UNAVAILABLE');

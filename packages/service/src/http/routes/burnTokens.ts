@@ -1,11 +1,10 @@
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
+import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { OperationResult, Pipeline } from '../../operations/pipeline.ts';
-import type { OperationLocks } from '../../store/operationLocks.ts';
 import {
   AllowNetLossField,
-  executeKeyed,
   formA,
   formASchema,
   OperationDetailsFields,
@@ -16,6 +15,7 @@ import {
   U64,
   UserPrivateKeyField,
 } from './operationSchemas.ts';
+import { executeKeyed } from './keyedOperation.ts';
 
 export const BurnRequestSchema = Type.Object(
   {
@@ -58,12 +58,42 @@ export function toBurnResponse(result: OperationResult, mint: { address: string;
 
 export function registerBurnTokensRoute(
   app: CinderApp,
-  deps: Pick<AppDeps, 'config'> & { pipeline: Pipeline; locks: OperationLocks },
+  deps: Pick<AppDeps, 'config'> & { pipeline: Pipeline },
 ): void {
   const { config } = deps;
   app.post(
     '/api/burn_tokens',
     {
+      config: {
+        idempotent: true,
+        problemCodes: [
+          ...JSON_BODY_PROBLEMS,
+          'INVALID_MINT',
+          'INVALID_PRIORITY_FEE',
+          'INVALID_PRIVATE_KEY',
+          'INVALID_IDEMPOTENCY_KEY',
+          'IDEMPOTENCY_KEY_REUSED',
+          'MINT_NOT_FOUND',
+          'NO_TOKEN_ACCOUNT',
+          'ACCOUNT_FROZEN',
+          'CLOSE_AUTHORITY_NOT_OWNER',
+          'CONFIDENTIAL_BALANCE_NOT_EMPTY',
+          'MINT_PAUSED',
+          'BURN_NOT_PERMITTED',
+          'INSUFFICIENT_SOL_FOR_FEE',
+          'FEE_EXCEEDS_RECLAIM',
+          'TRANSACTION_REJECTED',
+          'REQUEST_IN_PROGRESS',
+          'BURN_IN_PROGRESS',
+          'RPC_UNAVAILABLE',
+          'SERVICE_UNAVAILABLE',
+          'SPONSOR_UNAVAILABLE',
+          'SPONSOR_DECLINED',
+          'SPONSORED_OPERATION_IN_PROGRESS',
+          'PROGRAM_NOT_ALLOWED',
+          ...API_PROBLEMS,
+        ],
+      },
       schema: {
         summary: 'Burn a token and reclaim the rent of its accounts',
         description:
@@ -77,7 +107,7 @@ export function registerBurnTokensRoute(
       const { mint, priorityFee, userPrivateKey, allowNetLoss } = request.body;
       const mintAddress = parseAddress(mint, 'mint', 'INVALID_MINT');
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
-      // One burn per owner and mint at a time (money rules): see executeKeyed.
+      // One operation per owner at a time, a duplicate joining the first (money rules): see executeKeyed.
       const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
         door: { kind: 'burn', mint: mintAddress },
         priorityFeeLamports,

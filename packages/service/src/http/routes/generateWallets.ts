@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
+import { API_PROBLEMS } from '../routeConfig.ts';
 import type { Config } from '../../config.ts';
 import { CinderError, toProblem, type FieldProblem } from '../../errors.ts';
 import { toCinderError, validationToCinderError } from '../problem.ts';
@@ -282,6 +283,9 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
   app.get(
     '/api/generate_wallets',
     {
+      config: {
+        problemCodes: ['MISSING_FIELD', 'UNKNOWN_FIELD', 'INVALID_N', 'INVALID_PARAMETER', 'VANITY_TIMEOUT', 'SERVICE_UNAVAILABLE', ...API_PROBLEMS],
+      },
       // Query problems get this route's own wording and codes (INVALID_N, INVALID_PARAMETER).
       attachValidation: true,
       // A HEAD would generate keys only to throw them away.

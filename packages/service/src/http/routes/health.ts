@@ -6,6 +6,9 @@ export function registerHealthRoutes(app: CinderApp, { chain }: Pick<AppDeps, 'c
   app.get(
     '/health',
     {
+      config: {
+        problemCodes: [],
+      },
       schema: {
         summary: 'Liveness: the process is up',
         tags: ['operations'],
@@ -18,6 +21,9 @@ export function registerHealthRoutes(app: CinderApp, { chain }: Pick<AppDeps, 'c
   app.get(
     '/ready',
     {
+      config: {
+        problemCodes: ['RPC_UNAVAILABLE'],
+      },
       schema: {
         summary: 'Readiness: the Solana RPC answers',
         tags: ['operations'],

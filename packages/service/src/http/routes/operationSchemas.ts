@@ -5,13 +5,10 @@
 import { isAddress, type Address } from '@solana/kit';
 import Type, { type TSchema } from 'typebox';
 import { formatSol } from '../../plan/priorityFee.ts';
+import { netOf } from '../../plan/net.ts';
 import { CinderError } from '../../errors.ts';
 import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.ts';
-import { parsePrivateKeyWithForm, type PrivateKeyInput } from '../../keys/parsePrivateKey.ts';
-import type { Door, OperationResult, Pipeline, PlannedOperation } from '../../operations/pipeline.ts';
-import type { OperationLocks } from '../../store/operationLocks.ts';
+import type { OperationResult, PlannedOperation } from '../../operations/pipeline.ts';
 
 export const U64 = Type.String({ pattern: '^[0-9]+$', description: 'u64 as a decimal string' });
 export const I64 = Type.String({ pattern: '^-?[0-9]+$', description: 'signed lamports as a decimal string' });
@@ -130,39 +127,6 @@ export function operationDetails(result: OperationResult) {
   };
 }
 
-/**
- * The keyed door of burn and reclaim. One run per owner and mint (a burn) or per owner (a
- * reclaim): a duplicate joins the running one and gets its answer, or, waiting on another
- * instance, gives up after half the deadline (409). The deadline counts from the request's arrival
- * (reply.elapsedTime): under load the body parse, the key decode and the queue before the handler
- * are part of the caller's wait too. Right before sending, the lock is held until what is sent can
- * no longer land (a `pending` answer keeps it) and the Idempotency-Key record gets the signatures.
- */
-export async function executeKeyed(
-  { config, pipeline, locks }: { config: Pick<Config, 'burnDeadlineMs'>; pipeline: Pipeline; locks: OperationLocks },
-  { request, reply }: { request: FastifyRequest; reply: FastifyReply },
-  userPrivateKey: PrivateKeyInput,
-  operation: { door: Door; priorityFeeLamports: bigint; allowNetLoss: boolean },
-) {
-  const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
-  const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
-  const { door } = operation;
-  const [lockKey, busyCode] =
-    door.kind === 'burn' ? ([`burn:${signer.address}:${door.mint}`, 'BURN_IN_PROGRESS'] as const) : ([`reclaim:${signer.address}`, 'RECLAIM_IN_PROGRESS'] as const);
-  return locks.run(
-    lockKey,
-    (lock) =>
-      pipeline.execute({ owner: signer.address, ...operation, feePayer: 'auto', keyIsSeed: isSeed }, signer, {
-        deadline,
-        beforeSend: async (signatures, lastValidBlockHeight) => {
-          await lock.holdForLanding();
-          await request.cinderRecordSent(signatures, lastValidBlockHeight);
-        },
-      }),
-    { busyCode, maxWaitMs: Math.floor(config.burnDeadlineMs / 2), keepWhile: (result) => result.status === 'pending' },
-  );
-}
-
 // ---- the preview (GET /api/reclaim_rent and the details of prepare) ----
 
 export const AccountPreviewSchema = Type.Object({
@@ -215,10 +179,7 @@ export const PreviewSchema = Type.Object({
 export function previewOf(planned: PlannedOperation) {
   const { actions, plan, problem: blocker } = planned;
   const count = (kind: string) => actions.filter((a) => a.action === kind).length;
-  const sent = plan ? plan.transactions.flatMap((t) => t.planned.actions) : [];
-  const reclaim = sent.filter((a) => a.action !== 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-  const excess = sent.filter((a) => a.action === 'withdraw_excess').reduce((s, a) => s + a.returnsLamports, 0n);
-  const fee = plan?.feeLamports ?? 0n;
+  const net = netOf(plan ? plan.transactions.flatMap((t) => t.planned.actions) : [], plan?.feeLamports ?? 0n);
   return {
     owner: planned.state.owner,
     accounts: actions.map((a) => ({
@@ -244,11 +205,11 @@ export function previewOf(planned: PlannedOperation) {
       keep: count('keep'),
       skip: count('skip'),
       transactions: plan?.transactions.length ?? 0,
-      reclaimLamports: u64(reclaim),
-      excessLamports: u64(excess),
-      feeLamports: u64(fee),
-      netLamports: u64(reclaim + excess - fee),
-      netSol: formatSol(reclaim + excess - fee),
+      reclaimLamports: u64(net.reclaimedLamports),
+      excessLamports: u64(net.excessWithdrawnLamports),
+      feeLamports: u64(net.feeLamports),
+      netLamports: u64(net.netLamports),
+      netSol: formatSol(net.netLamports),
       sponsored: plan?.sponsored ?? false,
       problem: blocker ? { code: blocker.code, detail: blocker.message } : null,
     },

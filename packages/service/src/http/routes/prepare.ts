@@ -6,6 +6,8 @@
 import type { Address } from '@solana/kit';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
+import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
+import type { CinderErrorCode } from '../../errors.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
 import { issueRelayToken } from '../../operations/relayToken.ts';
@@ -57,6 +59,48 @@ export const PrepareResponseSchema = Type.Object({
   details: PreviewSchema,
 });
 
+/** The problem codes of each prepare route (its route config: src/http/routeConfig.ts). */
+const PREPARE_BURN_PROBLEMS: readonly CinderErrorCode[] = [
+  ...JSON_BODY_PROBLEMS,
+  'INVALID_MINT',
+  'INVALID_OWNER',
+  'INVALID_PRIORITY_FEE',
+  'MINT_NOT_FOUND',
+  'NO_TOKEN_ACCOUNT',
+  'ACCOUNT_FROZEN',
+  'CLOSE_AUTHORITY_NOT_OWNER',
+  'CONFIDENTIAL_BALANCE_NOT_EMPTY',
+  'MINT_PAUSED',
+  'BURN_NOT_PERMITTED',
+  'INSUFFICIENT_SOL_FOR_FEE',
+  'FEE_EXCEEDS_RECLAIM',
+  'TRANSACTION_REJECTED',
+  'RPC_UNAVAILABLE',
+  'SPONSOR_UNAVAILABLE',
+  'SPONSOR_DECLINED',
+  'SPONSORED_OPERATION_IN_PROGRESS',
+  'SPONSORED_OPERATION_TOO_LARGE',
+  'PROGRAM_NOT_ALLOWED',
+  ...API_PROBLEMS,
+];
+const PREPARE_RECLAIM_PROBLEMS: readonly CinderErrorCode[] = [
+  ...JSON_BODY_PROBLEMS,
+  'INVALID_MINT',
+  'INVALID_OWNER',
+  'INVALID_PRIORITY_FEE',
+  'NOTHING_TO_RECLAIM',
+  'INSUFFICIENT_SOL_FOR_FEE',
+  'FEE_EXCEEDS_RECLAIM',
+  'TRANSACTION_REJECTED',
+  'RPC_UNAVAILABLE',
+  'SPONSOR_UNAVAILABLE',
+  'SPONSOR_DECLINED',
+  'SPONSORED_OPERATION_IN_PROGRESS',
+  'SPONSORED_OPERATION_TOO_LARGE',
+  'PROGRAM_NOT_ALLOWED',
+  ...API_PROBLEMS,
+];
+
 export function registerPrepareRoutes(
   app: CinderApp,
   { config, pipeline, serverSecret }: Pick<AppDeps, 'config'> & { pipeline: Pipeline; serverSecret: string },
@@ -83,7 +127,7 @@ export function registerPrepareRoutes(
     response: { 200: PrepareResponseSchema, 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
   };
 
-  app.post('/api/burn_tokens/prepare', { schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
+  app.post('/api/burn_tokens/prepare', { config: { problemCodes: PREPARE_BURN_PROBLEMS }, schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
     const { mint, owner, priorityFee, feePayer, allowNetLoss } = request.body;
     const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
     return prepare({
@@ -95,7 +139,7 @@ export function registerPrepareRoutes(
     });
   });
 
-  app.post('/api/reclaim_rent/prepare', { schema: { ...describe, summary: 'Prepare a whole-wallet reclaim for a wallet to sign', body: PrepareReclaimRequestSchema } }, async (request) => {
+  app.post('/api/reclaim_rent/prepare', { config: { problemCodes: PREPARE_RECLAIM_PROBLEMS }, schema: { ...describe, summary: 'Prepare a whole-wallet reclaim for a wallet to sign', body: PrepareReclaimRequestSchema } }, async (request) => {
     const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss } = request.body;
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),

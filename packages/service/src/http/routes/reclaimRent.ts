@@ -4,15 +4,14 @@
  */
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
+import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { Pipeline } from '../../operations/pipeline.ts';
 import { readMintMetadata } from '../../operations/mintMetadata.ts';
-import type { OperationLocks } from '../../store/operationLocks.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
 import {
   AllowNetLossField,
   BurnListField,
-  executeKeyed,
   formA,
   formASchema,
   OperationDetailsFields,
@@ -28,6 +27,7 @@ import {
   UserPrivateKeyField,
   WithdrawExcessField,
 } from './operationSchemas.ts';
+import { executeKeyed } from './keyedOperation.ts';
 
 export const ReclaimRequestSchema = Type.Object(
   {
@@ -66,12 +66,23 @@ export const PreviewQuerySchema = Type.Object(
 
 export function registerReclaimRentRoutes(
   app: CinderApp,
-  deps: Pick<AppDeps, 'config' | 'chain'> & { pipeline: Pipeline; locks: OperationLocks; previewSlots: PreviewSlots },
+  deps: Pick<AppDeps, 'config' | 'chain'> & { pipeline: Pipeline; previewSlots: PreviewSlots },
 ): void {
   const { config, pipeline, chain, previewSlots } = deps;
   app.get(
     '/api/reclaim_rent',
     {
+      config: {
+        problemCodes: [
+          'VALIDATION_FAILED',
+          'UNKNOWN_FIELD',
+          'INVALID_OWNER',
+          'INVALID_MINT',
+          'INVALID_PRIORITY_FEE',
+          'RPC_UNAVAILABLE',
+          ...API_PROBLEMS,
+        ],
+      },
       schema: {
         summary: 'Preview a whole-wallet rent reclaim (no key)',
         description:
@@ -112,6 +123,30 @@ export function registerReclaimRentRoutes(
   app.post(
     '/api/reclaim_rent',
     {
+      config: {
+        idempotent: true,
+        problemCodes: [
+          ...JSON_BODY_PROBLEMS,
+          'INVALID_MINT',
+          'INVALID_PRIORITY_FEE',
+          'INVALID_PRIVATE_KEY',
+          'INVALID_IDEMPOTENCY_KEY',
+          'IDEMPOTENCY_KEY_REUSED',
+          'NOTHING_TO_RECLAIM',
+          'INSUFFICIENT_SOL_FOR_FEE',
+          'FEE_EXCEEDS_RECLAIM',
+          'TRANSACTION_REJECTED',
+          'REQUEST_IN_PROGRESS',
+          'RECLAIM_IN_PROGRESS',
+          'RPC_UNAVAILABLE',
+          'SERVICE_UNAVAILABLE',
+          'SPONSOR_UNAVAILABLE',
+          'SPONSOR_DECLINED',
+          'SPONSORED_OPERATION_IN_PROGRESS',
+          'PROGRAM_NOT_ALLOWED',
+          ...API_PROBLEMS,
+        ],
+      },
       schema: {
         summary: 'Reclaim the rent of a whole wallet',
         description:
@@ -125,7 +160,7 @@ export function registerReclaimRentRoutes(
       const { userPrivateKey, priorityFee, burn, withdrawExcess, allowNetLoss } = request.body;
       const burnList = parseBurnList(burn);
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
-      // As for burns: one reclaim per owner at a time (executeKeyed).
+      // As for burns: one operation per owner at a time (executeKeyed).
       const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
         door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
         priorityFeeLamports,

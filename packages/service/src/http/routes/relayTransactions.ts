@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
+import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../operations/relay.ts';
 import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
 import type { SponsorPolicy } from '../../operations/sponsorPolicy.ts';
@@ -76,6 +77,24 @@ export function registerRelayTransactionsRoute(
   app.post(
     '/api/transactions',
     {
+      config: {
+        problemCodes: [
+          ...JSON_BODY_PROBLEMS,
+          'INVALID_TRANSACTION',
+          'TRANSACTION_NOT_SIGNED',
+          'PROGRAM_NOT_ALLOWED',
+          'INSTRUCTION_NOT_ALLOWED',
+          'TRANSACTIONS_CONFLICT',
+          'RELAY_TOKEN_INVALID',
+          'TRANSACTION_REJECTED',
+          'RPC_UNAVAILABLE',
+          'SPONSOR_UNAVAILABLE',
+          'SPONSOR_DECLINED',
+          'SPONSORED_OPERATION_IN_PROGRESS',
+          'SERVICE_UNAVAILABLE',
+          ...API_PROBLEMS,
+        ],
+      },
       schema: {
         summary: 'Relay transactions signed elsewhere (keyless burn or reclaim)',
         description:

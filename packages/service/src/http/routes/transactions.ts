@@ -1,9 +1,9 @@
 import { isSignature } from '@solana/kit';
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
-import { hasReachedCommitment, type SignatureStatus } from '../../chain/chainAdapter.ts';
+import { API_PROBLEMS } from '../routeConfig.ts';
+import { expireUnknown, readVerdicts, reportOf, type Verdict } from '../../chain/verdicts.ts';
 import type { Commitment } from '../../config.ts';
-import { describeTransactionError } from '../../chain/transactionError.ts';
 import { CinderError } from '../../errors.ts';
 import { isSecretKeyText } from '../../keys/detectSecretKey.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
@@ -23,6 +23,9 @@ export function registerTransactionsRoute(
   app.get(
     '/api/transactions/:signature',
     {
+      config: {
+        problemCodes: ['INVALID_SIGNATURE', 'TRANSACTION_NOT_FOUND', 'RPC_UNAVAILABLE', ...API_PROBLEMS],
+      },
       schema: {
         summary: 'The current status of a burn transaction',
         description: 'pending → success | failed, never back. A signature the chain does not know is 404.',
@@ -45,31 +48,29 @@ export function registerTransactionsRoute(
         });
       }
       const deadline = Date.now() + 15_000;
-      const [status] = await chain.getSignatureStatuses([signature], deadline);
-      if (!status) {
+      let [verdict]: Verdict[] = await readVerdicts(chain, [signature], deadline);
+      if (verdict!.kind === 'unknown') {
         const lastValidBlockHeight = await sentTransactions.lastValidBlockHeightOf(signature).catch(() => null);
         if (lastValidBlockHeight === null) throw new CinderError('TRANSACTION_NOT_FOUND', `The chain has no record of transaction ${signature}.`);
-        if ((await chain.getBlockHeight(deadline)) <= lastValidBlockHeight) {
-          return { transactionId: signature, tx_hash: signature, status: 'pending' as const, message: 'The transaction was sent and has not landed yet; it can still land until its blockhash expires (about a minute).' };
-        }
-        // Expired: one more look, since it may have landed between the two calls.
-        const [late] = await chain.getSignatureStatuses([signature], deadline);
-        if (!late) {
-          return { transactionId: signature, tx_hash: signature, status: 'failed' as const, message: 'The transaction expired without landing; nothing was burned. It is safe to send the burn again.' };
-        }
-        return describeStatus(signature, late, chain.commitment);
+        [verdict] = await expireUnknown(chain, [{ signature, lastValidBlockHeight }], deadline);
       }
-      return describeStatus(signature, status, chain.commitment);
+      return describeVerdict(signature, verdict!, chain.commitment);
     },
   );
 }
 
-function describeStatus(signature: string, status: SignatureStatus, commitment: Commitment) {
-  const base = { transactionId: signature, tx_hash: signature, slot: Number(status.slot) };
-  if (status.err) {
-    return { ...base, status: 'failed' as const, message: `The transaction landed but failed: ${describeTransactionError(status.err)}; nothing it contained took effect.` };
+function describeVerdict(signature: string, verdict: Verdict, commitment: Commitment) {
+  const { status, slot, error } = reportOf(verdict);
+  const base = { transactionId: signature, tx_hash: signature, status, ...(slot === null ? {} : { slot: Number(slot) }) };
+  switch (verdict.kind) {
+    case 'unknown':
+      return { ...base, message: 'The transaction was sent and has not landed yet; it can still land until its blockhash expires (about a minute).' };
+    case 'expired':
+    case 'not-sent':
+      return { ...base, message: 'The transaction expired without landing; nothing was burned. It is safe to send the burn again.' };
+    case 'processed':
+      return { ...base, message: `The transaction was processed but is not yet ${commitment}.` };
+    case 'landed':
+      return { ...base, message: error === null ? `The transaction is ${commitment}.` : `The transaction landed but failed: ${error}; nothing it contained took effect.` };
   }
-  return hasReachedCommitment(status, commitment)
-    ? { ...base, status: 'success' as const, message: `The transaction is ${status.confirmationStatus}.` }
-    : { ...base, status: 'pending' as const, message: `The transaction was processed but is not yet ${commitment}.` };
 }
