@@ -32,7 +32,7 @@ import { rentExemptMinimum } from '../plan/rent.ts';
 import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
-import { computeUnitLimitFor } from './compile.ts';
+import { computeUnitLimitFor, SHARE_EXACT_LIMIT, shareOf } from './compile.ts';
 import { landTransactions, overallStatus, reportLanding, type BeforeSend, type OperationStatus } from './land.ts';
 import { skippedOf, type SkippedAccount } from './pipeline.ts';
 import { readWallets } from './readWallets.ts';
@@ -120,15 +120,6 @@ export interface ManyResult {
 const SIMULATIONS_AT_ONCE = 8;
 /** Transactions compiled or signed in one turn of the event loop at most. */
 const COMPILES_PER_SLICE = 8;
-/** At any compute-unit limit up to this, price × limit (rounded up) pays back the whole priority share. */
-const SHARE_EXACT_LIMIT = 1_000_000;
-
-/** The total priority fee is shared between the transactions; the first takes the remainder (as compile.ts). */
-function shareOf(total: bigint, count: number, index: number): bigint {
-  const n = BigInt(count);
-  return total / n + (index === 0 ? total % n : 0n);
-}
-
 function priced(transaction: ManyOwnerTransaction, computeUnitLimit: number, share: bigint): PricedManyTransaction {
   const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
   const feeLamports = manyOwnerFeeBound(transaction, 0n) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
