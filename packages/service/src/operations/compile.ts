@@ -84,7 +84,7 @@ function simulationFailure(err: unknown, payer: Address): CinderError {
 const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';
 
 /** At any compute-unit limit up to this, price × limit (rounded up) gives back the whole priority share. */
-const SHARE_EXACT_LIMIT = 1_000_000;
+export const SHARE_EXACT_LIMIT = 1_000_000;
 
 /** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
 function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
