@@ -11,7 +11,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { base58Encode } from '../../wallets/base58.ts';
+import { base58Encode } from '../../keys/base58.ts';
 import {
   accountPath,
   accountSeedInto,
