@@ -138,7 +138,7 @@ async function perCoreRates(reps: number, ms: number): Promise<Record<PerCoreLoo
     workerData: {
       sodium: require.resolve('sodium-native'),
       generate: new URL('../src/wallets/generate.ts', import.meta.url).href,
-      base58: new URL('../src/wallets/base58.ts', import.meta.url).href,
+      base58: new URL('../src/keys/base58.ts', import.meta.url).href,
     },
   });
   const next = () => new Promise<unknown>((resolve, reject) => worker.once('message', resolve).once('error', reject));

@@ -21,5 +21,5 @@ export type { TransactionStatusSchema } from './http/routes/transactions.ts';
 export type { GenerateWalletsResponseSchema, generateWalletsQuerySchema } from './http/routes/generateWallets.ts';
 
 // Until the client derives wallets with a library of its own (issue 23: the client imports nothing of the service at run time).
-export { base58Encode } from './wallets/base58.ts';
+export { base58Encode } from './keys/base58.ts';
 export { accountPath, accountSeedInto, generateMnemonic, MAX_ACCOUNT_INDEX, mnemonicToSeed, solanaParentNode, type DerivationScheme, type MnemonicWords } from './wallets/mnemonic.ts';

@@ -227,8 +227,7 @@ export function transactionSize(actions: readonly AccountAction[], parties: Tran
   return batchOf(actions, parties).size;
 }
 
-function plannedTransaction(batch: Batch): PlannedTransaction {
-  const { actions } = batch;
+function plannedTransaction(actions: AccountAction[], computeUnitEstimate: number): PlannedTransaction {
   const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
   for (const action of actions) {
     if (action.burnAmount === 0n) continue;
@@ -239,7 +238,7 @@ function plannedTransaction(batch: Batch): PlannedTransaction {
     actions,
     returnsLamports: actions.reduce((sum, a) => sum + a.returnsLamports, 0n),
     burned: [...burned.values()],
-    computeUnitEstimate: batch.computeUnits,
+    computeUnitEstimate,
   };
 }
 
@@ -255,12 +254,14 @@ export async function packTransactions(actions: readonly AccountAction[], partie
   for (const [i, action] of actions.entries()) {
     if (endOfSlice(i)) await nextTurn();
     if (!ACTIONS_THAT_SEND.has(action.action)) continue;
+    // The estimate without this action: what the batch closed without it would count again.
+    const computeUnitsBefore = batch.computeUnits;
     batch.add(action);
     if (batch.actions.length > 1 && (batch.size > TRANSACTION_SIZE_LIMIT || batch.computeUnits > MAX_COMPUTE_UNIT_LIMIT)) {
-      transactions.push(plannedTransaction(batchOf(batch.actions.slice(0, -1), parties)));
+      transactions.push(plannedTransaction(batch.actions.slice(0, -1), computeUnitsBefore));
       batch = batchOf([action], parties);
     }
   }
-  if (batch.actions.length > 0) transactions.push(plannedTransaction(batch));
+  if (batch.actions.length > 0) transactions.push(plannedTransaction(batch.actions, batch.computeUnits));
   return transactions;
 }

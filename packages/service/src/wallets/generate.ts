@@ -17,7 +17,7 @@
  * Vanity searches test each key on its bytes (vanityMatch.ts), never encoding a key that does not match.
  */
 import sodium from 'sodium-native';
-import { BASE58_MAX_32, BASE58_MAX_64, writeBase58Of32, writeBase58Of64 } from './base58.ts';
+import { BASE58_MAX_32, BASE58_MAX_64, writeBase58Of32, writeBase58Of64 } from '../keys/base58.ts';
 import { accountSeedInto, generateMnemonic, solanaSeedFromMnemonic, type MnemonicWords, type Slip10Node } from './mnemonic.ts';
 import { createVanityMatcher, type VanityMatcher } from './vanityMatch.ts';
 

@@ -20,7 +20,7 @@
  * test/wallets/vanityMatch.test.ts compares this to encode-and-compare (bs58) on random keys and
  * patterns (fast-check).
  */
-import { BASE58_ALPHABET, BASE58_MAX_32, writeBase58Of32 } from './base58.ts';
+import { BASE58_ALPHABET, BASE58_MAX_32, writeBase58Of32 } from '../keys/base58.ts';
 
 export interface VanityPatternSpec {
   /** base58 characters ('' for none). */

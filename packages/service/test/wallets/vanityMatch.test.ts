@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import bs58 from 'bs58';
 import fc from 'fast-check';
-import { BASE58_ALPHABET } from '../../src/wallets/base58.ts';
+import { BASE58_ALPHABET } from '../../src/keys/base58.ts';
 import { createWalletGenerator } from '../../src/wallets/index.ts';
 import { caseVariants, createVanityMatcher, type VanityPatternSpec } from '../../src/wallets/vanityMatch.ts';
 import { checkBody, parseGenerated } from '@cinder/testkit';

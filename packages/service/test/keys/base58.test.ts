@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import bs58 from 'bs58';
 import fc from 'fast-check';
-import { BASE58_MAX_32, BASE58_MAX_64, base58Encode, writeBase58Of32, writeBase58Of64 } from '../../src/wallets/base58.ts';
+import { BASE58_MAX_32, BASE58_MAX_64, base58Encode, writeBase58Of32, writeBase58Of64 } from '../../src/keys/base58.ts';
 
 /** Byte arrays of `size` with a random number of leading zero bytes (the case base58 treats specially). */
 function bytesWithLeadingZeros(size: number) {
