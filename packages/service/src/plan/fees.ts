@@ -1,5 +1,5 @@
 /**
- * The fee formula, in one place (contract: "Money rules"): what a transaction costs is the base fee
+ * The fee formula, in one place (docs/money.md): what a transaction costs is the base fee
  * of each signature plus the priority fee the runtime charges for its compute budget. Pure.
  */
 import { priorityFeeCharged } from './priorityFee.ts';
