@@ -24,7 +24,7 @@ import {
   WithdrawExcessField,
 } from './operationSchemas.ts';
 
-const PrepareBurnRequestSchema = Type.Object(
+export const PrepareBurnRequestSchema = Type.Object(
   {
     mint: Type.String({ description: 'Mint address (base58) of the token to burn' }),
     owner: OwnerField,
