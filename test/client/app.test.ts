@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { CinderApiError, createCinderClient, type CinderClient } from '../../src/client/index.js';
+import { CinderApiError, createCinderClient, type CinderClient } from '../../src/client/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '../helpers/localChain.ts';
 
