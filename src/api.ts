@@ -18,6 +18,14 @@ import type {
 import type { AccountPreviewSchema, PreviewSchema, StatusField } from './http/routes/operationSchemas.ts';
 import type { PrepareBurnRequestSchema, PrepareReclaimRequestSchema, PrepareResponseSchema } from './http/routes/prepare.ts';
 import type { PreviewQuerySchema, ReclaimRequestSchema, ReclaimResponseSchema } from './http/routes/reclaimRent.ts';
+import type {
+  PrepareManyResponseSchema,
+  prepareManyRequestSchema,
+  PreviewManyResponseSchema,
+  previewManyRequestSchema,
+  ReclaimManyResponseSchema,
+  reclaimManyRequestSchema,
+} from './http/routes/reclaimMany.ts';
 import type { RelayRequestSchema, RelayResponseSchema } from './http/routes/relayTransactions.ts';
 import type { TransactionStatusSchema } from './http/routes/transactions.ts';
 
@@ -36,6 +44,17 @@ export type ReclaimPreviewAccount = Static<typeof AccountPreviewSchema>;
 /** POST /api/reclaim_rent */
 export type ReclaimRequest = Static<typeof ReclaimRequestSchema>;
 export type ReclaimResponse = Static<typeof ReclaimResponseSchema>;
+
+/**
+ * Many owners at once (the request schemas' limits depend on MAX_OWNERS_PER_REQUEST, their shapes do not):
+ * POST /api/reclaim_rent/preview, POST /api/reclaim_rent with userPrivateKeys, POST /api/reclaim_rent/prepare with owners.
+ */
+export type ReclaimManyPreviewRequest = Static<ReturnType<typeof previewManyRequestSchema>>;
+export type ReclaimManyPreviewResponse = Static<typeof PreviewManyResponseSchema>;
+export type ReclaimManyRequest = Static<ReturnType<typeof reclaimManyRequestSchema>>;
+export type ReclaimManyResponse = Static<typeof ReclaimManyResponseSchema>;
+export type PrepareReclaimManyRequest = Static<ReturnType<typeof prepareManyRequestSchema>>;
+export type PrepareReclaimManyResponse = Static<typeof PrepareManyResponseSchema>;
 
 /** POST /api/burn_tokens/prepare and POST /api/reclaim_rent/prepare (keyless: unsigned transactions) */
 export type PrepareBurnRequest = Static<typeof PrepareBurnRequestSchema>;

@@ -24,6 +24,7 @@ import { EXIT_CODES as EXIT, exitCodeFor, statusBlock, type CommandContext, type
 import { readKey } from './commands/keys.ts';
 import { DERIVE_HELP, deriveCommand, hdWalletsCommand } from './commands/derive.ts';
 import { RECLAIM_HELP, reclaimCommand } from './commands/reclaim.ts';
+import { RECLAIM_MANY_HELP } from './commands/reclaimMany.ts';
 import { prepareBurnCommand, RELAY_HELP, relayCommand } from './commands/relay.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -100,6 +101,10 @@ const COMMAND_OPTIONS = {
     'idempotency-key': { type: 'string' },
     unsigned: { type: 'boolean' },
     'fee-payer': { type: 'string' },
+    // --keys-file F --fee-payer KEYFILE --destination A: many wallets in one job (commands/reclaimMany.ts).
+    destination: { type: 'string' },
+    mints: { type: 'string' },
+    state: { type: 'string' },
   },
   relay: {},
 } satisfies Record<string, OptionSpec>;
@@ -129,7 +134,7 @@ ${DERIVE_HELP}  burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env
                              There is no --amount: the whole balance is burned, so the account can be closed and
                              its rent returned. To burn part of a balance: spl-token burn ACCOUNT AMOUNT.
   status SIGNATURE           The status of a burn transaction
-${RECLAIM_HELP}${RELAY_HELP}
+${RECLAIM_HELP}${RECLAIM_MANY_HELP}${RELAY_HELP}
 Options:
   --url URL                  Cinder's address (default $CINDER_URL, else ${DEFAULT_URL})
   --api-key KEY              API key (default $CINDER_API_KEY; prefer the variable: arguments land in shell history)

@@ -20,6 +20,10 @@ export type {
   PrepareResponse as PreparedTransactions,
   PrepareBurnRequest,
   PrepareReclaimRequest,
+  PrepareReclaimManyRequest,
+  PrepareReclaimManyResponse,
+  ReclaimManyPreviewRequest,
+  ReclaimManyPreviewResponse,
   RelayRequest,
   TransactionStatus,
 } from '../api.ts';
@@ -102,6 +106,11 @@ interface IdempotencyOption {
 export type BurnTokensRequest = WithKeyInput<Api.BurnRequest>;
 export interface BurnOptions extends RequestOptions, IdempotencyOption {}
 export type ReclaimRentRequest = WithKeyInput<Api.ReclaimRequest> & IdempotencyOption;
+/** Many owners' keys and the fee payer's, each in any form PrivateKeyInput takes. */
+export type ReclaimRentManyRequest = Omit<Api.ReclaimManyRequest, 'userPrivateKeys' | 'feePayerPrivateKey'> & {
+  userPrivateKeys: readonly PrivateKeyInput[];
+  feePayerPrivateKey: PrivateKeyInput;
+} & IdempotencyOption;
 
 /** A query parameter's wire form ('12', 'true') as the value a caller passes (12, true). */
 type QueryValue<T> = T extends `${infer N extends number}` ? N : T extends 'true' | 'false' ? boolean : T;
@@ -150,6 +159,8 @@ export interface BurnResult extends OperationResult<BurnDetails> {
 }
 export type ReclaimDetails = Api.ReclaimResponse['details'];
 export type ReclaimResult = OperationResult<ReclaimDetails>;
+export type ReclaimManyDetails = Api.ReclaimManyResponse['details'];
+export type ReclaimManyResult = OperationResult<ReclaimManyDetails>;
 export type RelayDetails = Api.RelayResponse['details'];
 export type RelayResult = OperationResult<RelayDetails>;
 
@@ -231,6 +242,12 @@ export interface CinderClient {
   prepareBurn(request: Api.PrepareBurnRequest, options?: RequestOptions): Promise<Api.PrepareResponse>;
   /** POST /api/reclaim_rent/prepare: the reclaim's unsigned transactions, for a wallet to sign. */
   prepareReclaim(request: Api.PrepareReclaimRequest, options?: RequestOptions): Promise<Api.PrepareResponse>;
+  /** POST /api/reclaim_rent/preview: what a reclaim of many owners would close and return, in one plan. No key. */
+  previewReclaimMany(request: Api.ReclaimManyPreviewRequest, options?: RequestOptions): Promise<Api.ReclaimManyPreviewResponse>;
+  /** POST /api/reclaim_rent with many owners' keys: one fee payer pays, every rent goes to `destination`. */
+  reclaimRentMany(request: ReclaimRentManyRequest, options?: RequestOptions): Promise<ReclaimManyResult>;
+  /** POST /api/reclaim_rent/prepare with `owners`: the unsigned transactions of that reclaim, each with who must sign it and its relayToken. */
+  prepareReclaimMany(request: Api.PrepareReclaimManyRequest, options?: RequestOptions): Promise<Api.PrepareReclaimManyResponse>;
   /** POST /api/transactions: lands signed transactions (retried on 429/503: the answer is idempotent by signature). */
   relay(request: Api.RelayRequest, options?: RequestOptions): Promise<RelayResult>;
 }
@@ -345,6 +362,20 @@ function normalisePreview(body: unknown): Api.ReclaimPreviewResponse {
   return body as unknown as Api.ReclaimPreviewResponse;
 }
 
+function normalisePreparedMany(body: unknown): Api.PrepareReclaimManyResponse {
+  if (!isObject(body) || !Array.isArray(body.transactions) || !body.transactions.every((t) => isObject(t) && isNonEmptyString(t.transaction) && Array.isArray(t.signers))) {
+    throw invalidResponse('The prepare answer has no transactions with their signers');
+  }
+  return body as unknown as Api.PrepareReclaimManyResponse;
+}
+
+function normalisePreviewMany(body: unknown): Api.ReclaimManyPreviewResponse {
+  if (!isObject(body) || !Array.isArray(body.owners) || !isNonEmptyString(body.totalReclaimableLamports)) {
+    throw invalidResponse('The preview answer has no owners and totalReclaimableLamports');
+  }
+  return body as unknown as Api.ReclaimManyPreviewResponse;
+}
+
 function normalisePrepared(body: unknown): Api.PrepareResponse {
   if (!isObject(body) || !Array.isArray(body.transactions) || body.transactions.length === 0 || !body.transactions.every(isNonEmptyString)) {
     throw invalidResponse('The prepare answer has no transactions');
@@ -364,10 +395,14 @@ function decimalString(value: number): string {
   return `0.${'0'.repeat(Number(exponent[3]) - 1)}${digits}`;
 }
 
-/** A request body as JSON, a key given as bytes sent as the 64 numbers the routes take. */
+/** A key as the routes take it: bytes as the 64 numbers of a solana-keygen file. */
+function wireKey(key: PrivateKeyInput): Api.BurnRequest['userPrivateKey'] {
+  return typeof key === 'string' ? key : Array.from(key);
+}
+
+/** A request body as JSON, its key as the routes take it. */
 function bodyWithKey<T extends { userPrivateKey: PrivateKeyInput }>(request: T): string {
-  const { userPrivateKey } = request;
-  return JSON.stringify({ ...request, userPrivateKey: typeof userPrivateKey === 'string' ? userPrivateKey : Array.from(userPrivateKey) });
+  return JSON.stringify({ ...request, userPrivateKey: wireKey(request.userPrivateKey) });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -581,6 +616,32 @@ export function createCinderClient(options: CinderClientOptions): CinderClient {
         signal: requestOptions.signal,
       });
       return normaliseOperation<ReclaimDetails>(json, 'reclaim');
+    },
+
+    async previewReclaimMany(preview: Api.ReclaimManyPreviewRequest, requestOptions: RequestOptions = {}) {
+      if (!isObject(preview) || !Array.isArray(preview.owners)) throw clientError('INVALID_ARGUMENT', 'previewReclaimMany needs { owners: [address, …] }');
+      return normalisePreviewMany((await post('api/reclaim_rent/preview', preview, requestOptions.signal)).json);
+    },
+
+    async reclaimRentMany(reclaim: ReclaimRentManyRequest, requestOptions: RequestOptions = {}) {
+      if (!isObject(reclaim) || !Array.isArray(reclaim.userPrivateKeys)) {
+        throw clientError('INVALID_ARGUMENT', 'reclaimRentMany needs { userPrivateKeys, feePayerPrivateKey, destination, priorityFee }');
+      }
+      // As reclaimRent: one Idempotency-Key for every attempt, so that a retry can never reclaim twice.
+      const { idempotencyKey, userPrivateKeys, feePayerPrivateKey, ...rest } = reclaim;
+      const { json } = await request({
+        method: 'POST',
+        path: 'api/reclaim_rent',
+        body: JSON.stringify({ ...rest, userPrivateKeys: userPrivateKeys.map(wireKey), feePayerPrivateKey: wireKey(feePayerPrivateKey) }),
+        ...idempotencyOf({ idempotencyKey }),
+        signal: requestOptions.signal,
+      });
+      return normaliseOperation<ReclaimManyDetails>(json, 'reclaim');
+    },
+
+    async prepareReclaimMany(prepare: Api.PrepareReclaimManyRequest, requestOptions: RequestOptions = {}) {
+      if (!isObject(prepare) || !Array.isArray(prepare.owners)) throw clientError('INVALID_ARGUMENT', 'prepareReclaimMany needs { owners, feePayer, destination }');
+      return normalisePreparedMany((await post('api/reclaim_rent/prepare', prepare, requestOptions.signal)).json);
     },
 
     async prepareBurn(prepare: Api.PrepareBurnRequest, requestOptions: RequestOptions = {}) {

@@ -115,14 +115,14 @@ export function addressOption(ctx: CommandContext, name: string, text: string): 
   throw ctx.usage(`${name} must be a base58 wallet address of 32 bytes`);
 }
 
-/** "--burn MINT,MINT": mint addresses, each checked (and never echoed when it is not one). */
-export function mintListOption(ctx: CommandContext): string[] | undefined {
-  const text = stringOption(ctx.values, 'burn');
+/** "--burn MINT,MINT" (or --mints): mint addresses, each checked (and never echoed when it is not one). */
+export function mintListOption(ctx: CommandContext, name = 'burn'): string[] | undefined {
+  const text = stringOption(ctx.values, name);
   if (text === undefined) return undefined;
   const mints = text.split(',').map((m) => m.trim()).filter((m) => m !== '');
-  if (mints.length === 0) throw ctx.usage('--burn takes mint addresses separated by commas, e.g. --burn MINT1,MINT2');
+  if (mints.length === 0) throw ctx.usage(`--${name} takes mint addresses separated by commas, e.g. --${name} MINT1,MINT2`);
   mints.forEach((mint, i) => {
-    if (!isAddress(mint)) throw ctx.usage(`--burn: item ${i + 1} is not a base58 mint address of 32 bytes`);
+    if (!isAddress(mint)) throw ctx.usage(`--${name}: item ${i + 1} is not a base58 mint address of 32 bytes`);
   });
   return mints;
 }

@@ -33,6 +33,7 @@ import {
   type CommandContext,
 } from './context.ts';
 import { addressOfKey, parseKeyText, readKey, type KeyText } from './keys.ts';
+import { reclaimManyCommand } from './reclaimMany.ts';
 
 const ACTIONS = ['close', 'burn_and_close', 'unwrap', 'withdraw_excess', 'keep', 'skip'] as const;
 
@@ -145,8 +146,15 @@ export async function reclaimCommand(ctx: CommandContext): Promise<number> {
     if (ownerText === undefined) throw ctx.usage('--unsigned needs --owner ADDRESS');
     return prepare(ctx, addressOption(ctx, '--owner', ownerText));
   }
+  if (keysFile !== undefined && (values['fee-payer'] !== undefined || values.destination !== undefined)) {
+    if (hasKey || ownerText !== undefined) throw ctx.usage('--keys-file reads the wallets from the file: give no --owner, --key-file or --key-env with it');
+    return reclaimManyCommand(ctx, keysFile, await keysOf(ctx, keysFile));
+  }
+  for (const option of ['destination', 'mints', 'state']) {
+    if (values[option] !== undefined) throw ctx.usage(`--${option} goes with --keys-file FILE --fee-payer KEYFILE --destination ADDRESS`);
+  }
   if (values['fee-payer'] !== undefined) {
-    throw ctx.usage('--fee-payer goes with --unsigned; a keyed reclaim is sponsored by the server when the owner cannot pay');
+    throw ctx.usage('--fee-payer goes with --unsigned, or with --keys-file and --destination; a keyed reclaim is sponsored by the server when the owner cannot pay');
   }
   if (keysFile !== undefined) {
     if (hasKey || ownerText !== undefined) throw ctx.usage('--keys-file reads the wallets from the file: give no --owner, --key-file or --key-env with it');
