@@ -16,6 +16,8 @@ import { createStores } from './store/index.ts';
 import { createPipeline } from './operations/pipeline.ts';
 import { registerPrepareRoutes } from './http/routes/prepare.ts';
 import { registerReclaimRentRoutes } from './http/routes/reclaimRent.ts';
+import { registerReclaimManyRoutes } from './http/routes/reclaimMany.ts';
+import { createReclaimMany } from './operations/reclaimMany.ts';
 import { registerRelayTransactionsRoute } from './http/routes/relayTransactions.ts';
 import { registerWebApp } from './http/routes/webApp.ts';
 import { monitorSponsorBalance } from './operations/sponsorMonitor.ts';
@@ -101,9 +103,21 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     turns: stores.locks,
     recordPrepared: rateLimits.recordPrepared,
   });
+  // Many wallets at once, one destination, one fee payer (docs/many-wallets.md).
+  const reclaimMany = createReclaimMany({
+    chain: deps.chain,
+    sentTransactions: stores.sentTransactions,
+    burnDeadlineMs: deps.config.burnDeadlineMs,
+    turns: stores.locks,
+    sponsorPolicy,
+    recordPrepared: rateLimits.recordPrepared,
+  });
+  const many = { config: deps.config, reclaimMany, serverSecret: stores.idempotencySecret };
+  const previewSlots = createPreviewSlots(deps.config.previewsPerClient);
   registerBurnTokensRoute(app, { config: deps.config, pipeline, locks: stores.locks });
-  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, locks: stores.locks, previewSlots: createPreviewSlots(deps.config.previewsPerClient) });
-  registerPrepareRoutes(app, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret });
+  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, locks: stores.locks, previewSlots, many });
+  registerReclaimManyRoutes(app, { ...many, previewSlots });
+  registerPrepareRoutes(app, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret, many });
   registerGenerateWalletsRoute(app, deps);
   registerTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions });
   registerRelayTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions, serverSecret: stores.idempotencySecret, sponsorPolicy });

@@ -24,6 +24,8 @@ const EnvSchema = Type.Object({
   MAX_MNEMONIC_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   MAX_VANITY_LENGTH: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   MAX_WALLETS_STREAMED: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Largest n of a streamed (application/x-ndjson) generate_wallets answer' })),
+  MAX_OWNERS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Owners of one multi-owner preview, prepare or reclaim, at most' })),
+  RATE_LIMIT_OWNERS_PER_MIN: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Owners named by multi-owner requests per client per minute' })),
   API_KEYS: Type.Optional(Type.String()),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
@@ -74,6 +76,10 @@ export interface Config {
   readonly maxVanityLength: number;
   /** Largest n of a streamed answer (Accept: application/x-ndjson): it is written as it is made, so memory does not grow with n. */
   readonly maxWalletsStreamed: number;
+  /** Owners of one multi-owner request (preview, prepare, reclaim: docs/many-wallets.md). */
+  readonly maxOwnersPerRequest: number;
+  /** Owners named by multi-owner requests, per client per minute: their cost, counted as generate_wallets counts n. */
+  readonly rateLimitOwnersPerMin: number;
   /** Raw entries: a plain key, or `sha256:<hex>` of a key. */
   readonly apiKeys: readonly string[];
   readonly metricsToken: string | undefined;
@@ -195,6 +201,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxMnemonicWalletsPerRequest: int(e.MAX_MNEMONIC_WALLETS_PER_REQUEST, 100),
     maxVanityLength: int(e.MAX_VANITY_LENGTH, 4),
     maxWalletsStreamed: int(e.MAX_WALLETS_STREAMED, 1_000_000),
+    maxOwnersPerRequest: int(e.MAX_OWNERS_PER_REQUEST, 1_000),
+    rateLimitOwnersPerMin: int(e.RATE_LIMIT_OWNERS_PER_MIN, 10_000),
     apiKeys: Object.freeze(apiKeys),
     metricsToken: e.METRICS_TOKEN,
     redisUrl: e.REDIS_URL,

@@ -82,9 +82,14 @@ export interface IdempotencyDeps {
   chain: Pick<ChainAdapter, 'commitment' | 'getSignatureStatuses' | 'getBlockHeight' | 'getGenesisHash'>;
 }
 
-/** The wallet address the body's key controls, or null when it is not a key (the route answers 400 INVALID_PRIVATE_KEY). */
+/**
+ * The wallet address the body's key controls, or null when it is not a key (the route answers 400
+ * INVALID_PRIVATE_KEY). A reclaim of many wallets is scoped by its fee payer's key (the body's
+ * fingerprint covers every owner's key).
+ */
 async function ownerOf(body: unknown): Promise<string | null> {
-  const key = (body as { userPrivateKey?: PrivateKeyInput } | null)?.userPrivateKey;
+  const fields = body as { userPrivateKey?: PrivateKeyInput; feePayerPrivateKey?: PrivateKeyInput } | null;
+  const key = fields?.userPrivateKey ?? fields?.feePayerPrivateKey;
   if (key === undefined) return null;
   try {
     return (await parsePrivateKey(key)).address;

@@ -111,10 +111,11 @@ export function validationToCinderError(errors: AjvError[], context: string): Ci
   return new CinderError(code, detail, { errors: listed });
 }
 
-const FASTIFY_CODES: Record<string, () => CinderError> = {
+const FASTIFY_CODES: Record<string, (bodyLimit: number) => CinderError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => new CinderError('INVALID_JSON', 'The request body is not valid JSON'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new CinderError('INVALID_JSON', 'The request body is empty; a JSON object is expected'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new CinderError('PAYLOAD_TOO_LARGE', 'The request body is larger than 16 KiB'),
+  // The routes that take many owners accept more (src/http/routes/reclaimMany.ts): the limit said is the route's.
+  FST_ERR_CTP_BODY_TOO_LARGE: (bodyLimit) => new CinderError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(bodyLimit / 1024)} KiB`),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
     new CinderError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as Content-Type: application/json'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new CinderError('VALIDATION_FAILED', 'Content-Length does not match the body'),
@@ -152,14 +153,14 @@ export function isClientAbort(request: FastifyRequest): boolean {
 }
 
 /** Maps anything thrown while handling a request to the CinderError the client sees. */
-export function toCinderError(error: unknown): { cinderError: CinderError; unexpected: boolean } {
+export function toCinderError(error: unknown, bodyLimit = 16 * 1024): { cinderError: CinderError; unexpected: boolean } {
   if (error instanceof CinderError) return { cinderError: error, unexpected: false };
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvError[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     return { cinderError: validationToCinderError(fastifyError.validation, fastifyError.validationContext ?? 'body'), unexpected: false };
   }
   const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
-  if (known) return { cinderError: known(), unexpected: false };
+  if (known) return { cinderError: known(bodyLimit), unexpected: false };
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return { cinderError: new CinderError('INVALID_JSON', 'The request body is not valid JSON'), unexpected: false };
   }
@@ -217,7 +218,7 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
     request.raw.destroy();
     return reply;
   }
-  const { cinderError, unexpected } = toCinderError(error);
+  const { cinderError, unexpected } = toCinderError(error, request.routeOptions?.bodyLimit);
   if (unexpected) {
     // Only the error's type, message and stack: never the request body. Our own code never puts
     // key material in an error message (see keys/parsePrivateKey.ts).

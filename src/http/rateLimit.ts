@@ -60,7 +60,7 @@ declare module 'fastify' {
 }
 
 export interface RateLimitDeps {
-  config: Pick<Config, 'rateLimit' | 'rateLimitStatusPerMin' | 'rateLimitPreviewPerMin' | 'maxWalletsPerRequest' | 'maxWalletsStreamed'>;
+  config: Pick<Config, 'rateLimit' | 'rateLimitStatusPerMin' | 'rateLimitPreviewPerMin' | 'rateLimitOwnersPerMin' | 'maxWalletsPerRequest' | 'maxWalletsStreamed'>;
   logger: Logger;
   metrics: Metrics;
   /** Shared counters; null: this process's memory. */
@@ -76,6 +76,9 @@ export function bucketOf(request: FastifyRequest): Bucket | null {
     case '/api/reclaim_rent':
       // GET (and HEAD) is the read-only preview: its own budget. POST is a reclaim.
       return request.method === 'POST' ? 'burn' : 'preview';
+    case '/api/reclaim_rent/preview':
+      // The read-only preview of many owners (POST only for its body): the previews' budget.
+      return 'preview';
     // Every other door of the burn pipeline reads the chain and simulates (and most send): one budget.
     case '/api/burn_tokens':
     case '/api/burn_tokens/prepare':
@@ -127,6 +130,17 @@ function relayedMessages(body: unknown): Uint8Array[] | null {
   } catch {
     return null;
   }
+}
+
+/** The doors that take many owners in one request (docs/many-wallets.md). */
+const MANY_OWNER_ROUTES: ReadonlySet<string> = new Set(['/api/reclaim_rent', '/api/reclaim_rent/prepare', '/api/reclaim_rent/preview']);
+
+/** Owners a request body names (`owners`, or one key each in `userPrivateKeys`); 0 for a single-owner body. */
+function ownersNamed(body: unknown): number {
+  const { owners, userPrivateKeys } = (body ?? {}) as { owners?: unknown; userPrivateKeys?: unknown };
+  if (Array.isArray(owners)) return owners.length;
+  if (Array.isArray(userPrivateKeys)) return userPrivateKeys.length;
+  return 0;
 }
 
 export interface RateLimits {
@@ -232,6 +246,34 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     if (!bucket || !DOORS.has(bucket) || request.validationError) return;
     if (request.routeOptions.url === '/api/transactions' && (await relaysPreparedOperation(request))) return;
     await count(request, reply, bucket);
+  });
+
+  // The owners budget: a request that names many owners (preview, prepare or reclaim of many
+  // wallets: docs/many-wallets.md) costs one request of its door's budget and one unit per owner
+  // of this one, as generate_wallets costs its n wallets.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || request.validationError || !MANY_OWNER_ROUTES.has(request.routeOptions.url ?? '')) return;
+    const n = ownersNamed(request.body);
+    if (n === 0) return;
+    const max = config.rateLimitOwnersPerMin;
+    let taken: Awaited<ReturnType<WindowCounter['take']>>;
+    try {
+      taken = await counters.take(`owners|${request.cinderClient}`, n, max, RATE_LIMIT_WINDOW_MS);
+    } catch (error) {
+      failOpen(request, bucketOf(request) ?? 'burn', error);
+      return;
+    }
+    if (taken.allowed) return;
+    const resetSeconds = toSeconds(taken.ttlMs);
+    setHeaders(reply, max, max - taken.used, resetSeconds);
+    metrics.rateLimitRejections.inc({ route: bucketOf(request) ?? 'burn', limit: 'owners' });
+    throw new CinderError(
+      'RATE_LIMITED',
+      n > max
+        ? `This request names ${n} owners, more than the budget of ${max} owners per minute per client (RATE_LIMIT_OWNERS_PER_MIN). Send fewer owners.`
+        : `Owner budget reached: ${max} owners per minute for this client, ${max - taken.used} left in this window and ${n} named. Retry in ${resetSeconds} s.`,
+      { headers: { 'retry-after': String(resetSeconds) } },
+    );
   });
 
   // The wallets budget needs `n`, so it runs once the query string is validated. Requests that

@@ -75,7 +75,7 @@ export interface CompileInput {
 }
 
 /** The total priority fee is shared between the transactions; the first takes the remainder. */
-function shareOf(total: bigint, count: number, index: number): bigint {
+export function shareOf(total: bigint, count: number, index: number): bigint {
   const n = BigInt(count);
   return total / n + (index === 0 ? total % n : 0n);
 }
@@ -98,7 +98,7 @@ function feeUpperBound(signatures: number, share: bigint): bigint {
 }
 
 /** At any compute-unit limit up to this, price × limit (rounded up) gives back the whole priority share. */
-const SHARE_EXACT_LIMIT = 1_000_000;
+export const SHARE_EXACT_LIMIT = 1_000_000;
 
 /** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
 function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {

@@ -30,7 +30,7 @@ export interface WalletRead {
 }
 
 /** Decoded a slice at a time (src/plan/slices.ts): a wallet may hold thousands of accounts. */
-async function decodeAccounts(raw: readonly RawAccount[]): Promise<TokenAccountState[]> {
+export async function decodeAccounts(raw: readonly RawAccount[]): Promise<TokenAccountState[]> {
   return (await mapInSlices(raw, decodeTokenAccount)).filter((a): a is TokenAccountState => a !== null);
 }
 

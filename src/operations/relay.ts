@@ -136,7 +136,7 @@ const messageEncoder = getCompiledTransactionMessageEncoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();
 const allowedProgramNames = () => [...RELAY_ALLOWED_PROGRAMS.values()].join(', ');
 
-function decodeCandidate(wire: string, index: number, sponsor: Address | null, relayAny: boolean): Candidate {
+function decodeCandidate(wire: string, index: number, sponsor: Address | null, relayAny: boolean, preparedHere: (messageBytes: Transaction['messageBytes']) => boolean): Candidate {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(wire) || wire.length % 4 !== 0) throw refuse('INVALID_TRANSACTION', index, 'is not base64');
   const bytes = new Uint8Array(base64.encode(wire));
   if (bytes.length > TRANSACTION_SIZE_LIMIT) {
@@ -172,8 +172,13 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null, r
     }
   }
   if (!relayAny) {
+    // The token is checked only for a message that needs it (a close paying out elsewhere), and
+    // never for a sponsored one: the sponsor pays for closes to the owner only.
+    let prepared: boolean | null = null;
+    const isPrepared = () => (prepared ??= !sponsored && preparedHere(transaction.messageBytes));
     for (const instruction of instructions) {
-      const why = notCinderInstruction(instruction, sponsored ? sponsor : null);
+      const refusal = notCinderInstruction(instruction, sponsored ? sponsor : null);
+      const why = refusal && isPrepared() ? notCinderInstruction(instruction, null, true) : refusal;
       if (why) {
         throw refuse(
           'INSTRUCTION_NOT_ALLOWED',
@@ -360,7 +365,13 @@ export function createRelay(deps: RelayDeps) {
         errors: [{ field: 'transactions', message: `must hold 1 to ${MAX_RELAY_TRANSACTIONS} transactions` }],
       });
     }
-    const candidates = request.transactions.map((wire, i) => decodeCandidate(wire, i, sponsorAddress, deps.relayAnyTransaction));
+    // A relay token also proves which unsponsored messages this service prepared: a reclaim of many
+    // wallets closes to one destination, which the relay lands only for such messages (relayRules.ts).
+    // Expired still counts here: such a message can no longer land, but one that did is reported.
+    const { relayToken } = request;
+    const preparedHere = (messageBytes: Transaction['messageBytes']) =>
+      relayToken !== undefined && deps.serverSecret !== undefined && checkRelayToken(deps.serverSecret, relayToken, [messageBytes]) !== 'invalid';
+    const candidates = request.transactions.map((wire, i) => decodeCandidate(wire, i, sponsorAddress, deps.relayAnyTransaction, preparedHere));
     for (const candidate of candidates) await assertSigned(candidate, sponsorAddress);
 
     // The sponsor signs only messages this service prepared (relay token) and its policy would pay for.

@@ -33,9 +33,9 @@ const U64_MAX = 2n ** 64n - 1n;
  * Upper bounds used only to decide how many accounts fit one transaction; the limit actually
  * requested comes from simulation. Token-2022 instructions cost more (extension parsing).
  */
-const computeUnitsPerAccount = (action: AccountAction) =>
+export const computeUnitsPerAccount = (action: AccountAction) =>
   (action.account.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? 30_000 : 12_000) * (action.action === 'burn_and_close' ? 2 : 1);
-const COMPUTE_UNITS_FOR_HARVEST = 30_000;
+export const COMPUTE_UNITS_FOR_HARVEST = 30_000;
 const COMPUTE_UNITS_FOR_REPAY = 1_000;
 
 export interface TransactionParties {
@@ -57,10 +57,14 @@ function sponsored(parties: TransactionParties): boolean {
   return parties.feePayer.address !== parties.owner.address;
 }
 
-function instructionsOf(action: AccountAction, owner: TransactionSigner): Instruction[] {
+/**
+ * One account's instructions. `destination` receives what the close (or withdrawal) pays out: the
+ * owner itself, or, in a reclaim of many wallets, the one address the caller chose (src/plan/packOwners.ts).
+ */
+export function instructionsOf(action: AccountAction, owner: TransactionSigner, destination: Address = owner.address): Instruction[] {
   const { account } = action;
   const config = { programAddress: account.tokenProgram };
-  const close = () => getCloseAccountInstruction({ account: account.address, destination: owner.address, owner }, config);
+  const close = () => getCloseAccountInstruction({ account: account.address, destination, owner }, config);
   switch (action.action) {
     case 'close':
     case 'unwrap': // closing a wrapped-SOL account returns its SOL: that is the unwrap
@@ -74,7 +78,7 @@ function instructionsOf(action: AccountAction, owner: TransactionSigner): Instru
         close(),
       ];
     case 'withdraw_excess':
-      return [getWithdrawExcessLamportsInstruction({ source: account.address, destination: owner.address, authority: owner }, config)];
+      return [getWithdrawExcessLamportsInstruction({ source: account.address, destination, authority: owner }, config)];
     default:
       return [];
   }

@@ -120,8 +120,12 @@ export function transferSolOf(instruction: MessageInstruction): { from: Address;
 /**
  * Why Cinder would never have prepared this instruction, or null when it might have. `sponsor`:
  * the fee sponsor when it pays this transaction (only then is a System transfer, to it, allowed).
+ * `preparedHere`: a relay token proves this service prepared this very message (a reclaim of many
+ * wallets, whose closes pay their rent to one destination: docs/many-wallets.md); only then may a
+ * close pay out to an account other than its authority. Without that proof such a close is a
+ * drainer's favourite instruction (an owner's wrapped SOL sent elsewhere) and is never relayed.
  */
-export function notCinderInstruction(instruction: MessageInstruction, sponsor: Address | null): string | null {
+export function notCinderInstruction(instruction: MessageInstruction, sponsor: Address | null, preparedHere = false): string | null {
   if (instruction.program === COMPUTE_BUDGET_PROGRAM_ADDRESS) return null;
   if (instruction.accounts.includes(null) || instruction.program === null) return 'uses an address lookup table (Cinder prepares legacy messages)';
   const token = tokenKind(instruction);
@@ -135,7 +139,9 @@ export function notCinderInstruction(instruction: MessageInstruction, sponsor: A
       case 'CloseAccount':
       case 'WithdrawExcessLamports':
         // account, destination, authority: Cinder pays an owner's rent to the owner, never elsewhere.
-        return second === third ? null : 'pays out to an account other than its own authority';
+        return second === third || (preparedHere && token.kind === 'CloseAccount')
+          ? null
+          : 'pays out to an account other than its own authority, and no relayToken shows this service prepared it';
       default:
         return 'is not a burn, close, excess-rent withdrawal or withheld-fee harvest';
     }

@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { parsePrivateKeyWithForm, type PrivateKeyInput } from '../../keys/parsePrivateKey.ts';
 import type { Door, OperationResult, Pipeline, PlannedOperation } from '../../operations/pipeline.ts';
+import type { AccountAction } from '../../plan/actions.ts';
 import type { OperationLocks } from '../../store/operationLocks.ts';
 
 export const U64 = Type.String({ pattern: '^[0-9]+$', description: 'u64 as a decimal string' });
@@ -83,8 +84,8 @@ export function parseAddress(value: string, field: string, code: 'INVALID_MINT' 
   return value;
 }
 
-export function parseBurnList(values: readonly string[] | undefined): Address[] {
-  return [...new Set((values ?? []).map((value, i) => parseAddress(value, `burn[${i}]`, 'INVALID_MINT')))];
+export function parseBurnList(values: readonly string[] | undefined, field = 'burn'): Address[] {
+  return [...new Set((values ?? []).map((value, i) => parseAddress(value, `${field}[${i}]`, 'INVALID_MINT')))];
 }
 
 const u64 = (n: bigint) => n.toString();
@@ -212,6 +213,24 @@ export const PreviewSchema = Type.Object({
   summary: PreviewSummarySchema,
 });
 
+/** One account of a preview: what it holds and the action a reclaim takes for it. */
+export function accountPreviewOf(a: AccountAction) {
+  return {
+    address: a.account.address,
+    mint: a.account.mint,
+    tokenProgram: a.account.tokenProgram,
+    amount: u64(a.account.amount),
+    decimals: a.mint?.decimals ?? null,
+    lamports: u64(a.account.lamports),
+    rentExemptLamports: u64(a.rentExemptLamports),
+    excessLamports: u64(a.excessLamports),
+    state: a.account.frozen ? ('frozen' as const) : ('initialized' as const),
+    isNative: a.account.isNative,
+    action: a.action,
+    code: a.code,
+  };
+}
+
 export function previewOf(planned: PlannedOperation) {
   const { actions, plan, problem: blocker } = planned;
   const count = (kind: string) => actions.filter((a) => a.action === kind).length;
@@ -221,20 +240,7 @@ export function previewOf(planned: PlannedOperation) {
   const fee = plan?.feeLamports ?? 0n;
   return {
     owner: planned.state.owner,
-    accounts: actions.map((a) => ({
-      address: a.account.address,
-      mint: a.account.mint,
-      tokenProgram: a.account.tokenProgram,
-      amount: u64(a.account.amount),
-      decimals: a.mint?.decimals ?? null,
-      lamports: u64(a.account.lamports),
-      rentExemptLamports: u64(a.rentExemptLamports),
-      excessLamports: u64(a.excessLamports),
-      state: a.account.frozen ? ('frozen' as const) : ('initialized' as const),
-      isNative: a.account.isNative,
-      action: a.action,
-      code: a.code,
-    })),
+    accounts: actions.map(accountPreviewOf),
     summary: {
       accounts: actions.length,
       close: count('close'),

@@ -23,6 +23,7 @@ import {
   U64,
   WithdrawExcessField,
 } from './operationSchemas.ts';
+import { chooseForm, eitherForm, manyOwnersBodyLimit, prepareManyHandler, prepareManyRequestSchema, PrepareManyResponseSchema, type ReclaimManyRouteDeps } from './reclaimMany.ts';
 
 export const PrepareBurnRequestSchema = Type.Object(
   {
@@ -59,7 +60,7 @@ export const PrepareResponseSchema = Type.Object({
 
 export function registerPrepareRoutes(
   app: CinderApp,
-  { config, pipeline, serverSecret }: Pick<AppDeps, 'config'> & { pipeline: Pipeline; serverSecret: string },
+  { config, pipeline, serverSecret, many }: Pick<AppDeps, 'config'> & { pipeline: Pipeline; serverSecret: string; many: ReclaimManyRouteDeps },
 ): void {
   async function prepare(request: PipelineRequest) {
     const prepared = await pipeline.prepare(request);
@@ -95,14 +96,30 @@ export function registerPrepareRoutes(
     });
   });
 
-  app.post('/api/reclaim_rent/prepare', { schema: { ...describe, summary: 'Prepare a whole-wallet reclaim for a wallet to sign', body: PrepareReclaimRequestSchema } }, async (request) => {
-    const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss } = request.body;
-    return prepare({
-      owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
-      door: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
-      priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
-      allowNetLoss: allowNetLoss ?? false,
-      feePayer: feePayer ?? 'owner',
-    });
-  });
+  const prepareManySchema = prepareManyRequestSchema(config.maxOwnersPerRequest);
+  app.post(
+    '/api/reclaim_rent/prepare',
+    {
+      bodyLimit: manyOwnersBodyLimit(config),
+      preValidation: chooseForm({ single: 'owner', many: 'owners', singleSchema: PrepareReclaimRequestSchema, manySchema: prepareManySchema }),
+      schema: {
+        ...describe,
+        summary: 'Prepare a whole-wallet reclaim for a wallet to sign, or (with owners) a reclaim of many wallets for their keys to sign',
+        // The second form, owners: many wallets to one destination, one fee payer (docs/many-wallets.md).
+        body: eitherForm(PrepareReclaimRequestSchema, prepareManySchema),
+        response: { ...describe.response, 200: Type.Union([PrepareResponseSchema, PrepareManyResponseSchema]) },
+      },
+    },
+    async (request) => {
+      if ('owners' in request.body) return prepareManyHandler(many, request.body);
+      const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss } = request.body;
+      return prepare({
+        owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
+        door: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
+        priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
+        allowNetLoss: allowNetLoss ?? false,
+        feePayer: feePayer ?? 'owner',
+      });
+    },
+  );
 }

@@ -28,6 +28,15 @@ import {
   UserPrivateKeyField,
   WithdrawExcessField,
 } from './operationSchemas.ts';
+import {
+  chooseForm,
+  eitherForm,
+  manyOwnersBodyLimit,
+  reclaimManyHandler,
+  reclaimManyRequestSchema,
+  ReclaimManyResponseSchema,
+  type ReclaimManyRouteDeps,
+} from './reclaimMany.ts';
 
 export const ReclaimRequestSchema = Type.Object(
   {
@@ -66,7 +75,7 @@ export const PreviewQuerySchema = Type.Object(
 
 export function registerReclaimRentRoutes(
   app: CinderApp,
-  deps: Pick<AppDeps, 'config' | 'chain'> & { pipeline: Pipeline; locks: OperationLocks; previewSlots: PreviewSlots },
+  deps: Pick<AppDeps, 'config' | 'chain'> & { pipeline: Pipeline; locks: OperationLocks; previewSlots: PreviewSlots; many: ReclaimManyRouteDeps },
 ): void {
   const { config, pipeline, chain, previewSlots } = deps;
   app.get(
@@ -109,19 +118,24 @@ export function registerReclaimRentRoutes(
     },
   );
 
+  const reclaimManySchema = reclaimManyRequestSchema(config.maxOwnersPerRequest);
   app.post(
     '/api/reclaim_rent',
     {
+      bodyLimit: manyOwnersBodyLimit(config),
+      preValidation: chooseForm({ single: 'userPrivateKey', many: 'userPrivateKeys', singleSchema: ReclaimRequestSchema, manySchema: reclaimManySchema }),
       schema: {
         summary: 'Reclaim the rent of a whole wallet',
         description:
           'Does what GET /api/reclaim_rent shows for the key\'s wallet: closes every empty token account (unwrapping empty wrapped SOL), burns and closes the listed mints, optionally withdraws excess rent, in as few transactions as fit. Money rules as for burns. One reclaim per owner at a time.',
         tags: ['reclaim'],
-        body: ReclaimRequestSchema,
-        response: { 200: ReclaimResponseSchema, 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+        // The second form, userPrivateKeys: many wallets to one destination (docs/many-wallets.md).
+        body: eitherForm(ReclaimRequestSchema, reclaimManySchema),
+        response: { 200: Type.Union([ReclaimResponseSchema, ReclaimManyResponseSchema]), 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
       },
     },
     async (request, reply) => {
+      if ('userPrivateKeys' in request.body) return reclaimManyHandler(deps.many, request, reply, request.body);
       const { userPrivateKey, priorityFee, burn, withdrawExcess, allowNetLoss } = request.body;
       const burnList = parseBurnList(burn);
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);

@@ -1,0 +1,418 @@
+/**
+ * Many wallets at once (docs/many-wallets.md): the preview of many owners
+ * (POST /api/reclaim_rent/preview), the keyed reclaim of many owners (POST /api/reclaim_rent with
+ * `userPrivateKeys`) and its keyless twin (POST /api/reclaim_rent/prepare with `owners`). The two
+ * latter share their URL with the single-owner doors: `chooseForm` picks the body's form and checks
+ * it against that form's schema, so a mistake is reported in that form's terms.
+ */
+import type { Address, KeyPairSigner } from '@solana/kit';
+import { getBase64EncodedWireTransaction } from '@solana/kit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Type, { type TSchema } from 'typebox';
+import type { Config } from '../../config.ts';
+import { CinderError } from '../../errors.ts';
+import { parsePrivateKey } from '../../keys/parsePrivateKey.ts';
+import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
+import { issueRelayToken, MAX_RELAY_TOKEN_MESSAGES } from '../../operations/relayToken.ts';
+import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
+import { SPONSORED_TURN_MS } from '../../operations/sponsorPolicy.ts';
+import { formatSol, priorityFeeToLamports } from '../../plan/priorityFee.ts';
+import { validationToCinderError } from '../problem.ts';
+import type { PreviewSlots } from '../rateLimit.ts';
+import type { CinderApp } from '../types.ts';
+import {
+  accountPreviewOf,
+  AccountPreviewSchema,
+  AllowNetLossField,
+  BurnListField,
+  formA,
+  formASchema,
+  I64,
+  parseAddress,
+  parseBurnList,
+  PriorityFeeField,
+  problem,
+  slotJson,
+  StatusField,
+  U64,
+} from './operationSchemas.ts';
+
+/** Bytes of body allowed per owner of a keyed reclaim: a key in any accepted form, quoted, with its comma (a JSON array of 64 numbers is at most 258). */
+const BODY_BYTES_PER_KEY = 320;
+/** The body limit of the doors that take many owners: the general 16 KiB plus room for every key. */
+export const manyOwnersBodyLimit = (config: Pick<Config, 'maxOwnersPerRequest'>) => 16 * 1024 + config.maxOwnersPerRequest * BODY_BYTES_PER_KEY;
+
+const AddressField = Type.String({ minLength: 1, maxLength: 64 });
+const KeyField = Type.Union(
+  [Type.String({ minLength: 1, maxLength: 300 }), Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 64, maxItems: 64 })],
+  { description: 'A private key: base58 of the 64-byte secret key, base58 of the 32-byte seed, or the solana-keygen JSON array. Never logged or stored.' },
+);
+const ownersField = (max: number) =>
+  Type.Array(AddressField, { minItems: 1, maxItems: max, description: `1 to ${max} distinct wallet addresses (MAX_OWNERS_PER_REQUEST)` });
+const MintsField = { ...BurnListField, description: 'Mints whose balances are burned before their accounts are closed (the native mint: unwrap wrapped SOL). Others holding tokens are skipped.' };
+const DestinationField = Type.String({ minLength: 1, maxLength: 64, description: 'The address every close pays its rent to (any address outside the owners; it needs no SOL)' });
+
+export const previewManyRequestSchema = (max: number) =>
+  Type.Object(
+    {
+      owners: ownersField(max),
+      mints: Type.Optional(MintsField),
+      priorityFee: Type.Optional(PriorityFeeField),
+    },
+    { additionalProperties: false },
+  );
+
+export const reclaimManyRequestSchema = (max: number) =>
+  Type.Object(
+    {
+      userPrivateKeys: Type.Array(KeyField, { minItems: 1, maxItems: max, description: `1 to ${max} owners' keys, one owner each` }),
+      feePayerPrivateKey: KeyField,
+      destination: DestinationField,
+      priorityFee: PriorityFeeField,
+      mints: Type.Optional(MintsField),
+      allowNetLoss: Type.Optional(AllowNetLossField),
+    },
+    { additionalProperties: false },
+  );
+
+export const prepareManyRequestSchema = (max: number) =>
+  Type.Object(
+    {
+      owners: ownersField(max),
+      feePayer: Type.String({ minLength: 1, maxLength: 64, description: 'The address that pays every fee and signs every transaction ("sponsor" is refused: see docs/many-wallets.md)' }),
+      destination: DestinationField,
+      priorityFee: Type.Optional(PriorityFeeField),
+      mints: Type.Optional(MintsField),
+      allowNetLoss: Type.Optional(AllowNetLossField),
+    },
+    { additionalProperties: false },
+  );
+
+const ManySkippedSchema = Type.Object({ owner: Type.String(), address: Type.String(), code: Type.String(), reason: Type.String() });
+
+export const PreviewManyResponseSchema = Type.Object({
+  owners: Type.Array(
+    Type.Object({
+      owner: Type.String(),
+      ownerLamports: U64,
+      accounts: Type.Array(AccountPreviewSchema),
+      summary: Type.Object({
+        accounts: Type.Integer(),
+        close: Type.Integer(),
+        burn_and_close: Type.Integer(),
+        unwrap: Type.Integer(),
+        keep: Type.Integer(),
+        skip: Type.Integer(),
+      }),
+      reclaimableLamports: U64,
+    }),
+  ),
+  totalReclaimableLamports: U64,
+  totalReclaimableSol: Type.String(),
+  transactions: Type.Integer({ description: 'Transactions of a reclaim of all these owners by one fee payer outside them' }),
+  signatures: Type.Integer({ description: 'Signatures of those transactions (the fee payer once per transaction, each owner once per transaction it is in)' }),
+  feeLamports: U64,
+  netLamports: I64,
+  netSol: Type.String(),
+  skippedAccounts: Type.Array(ManySkippedSchema),
+});
+
+const ManyTransactionSchema = Type.Object({
+  signature: Type.String(),
+  status: StatusField,
+  slot: Type.Union([Type.Integer(), Type.Null()]),
+  owners: Type.Array(Type.String()),
+  closedAccounts: Type.Array(Type.String()),
+  computeUnitLimit: Type.Integer(),
+  computeUnitPriceMicroLamports: U64,
+  feeLamports: U64,
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ReclaimManyResponseSchema = formASchema(
+  Type.Object({
+    signatures: Type.Array(Type.String()),
+    feePayer: Type.String(),
+    destination: Type.String(),
+    transactions: Type.Array(ManyTransactionSchema),
+    reclaimedLamports: U64,
+    feeLamports: U64,
+    netLamports: I64,
+    netSol: Type.String(),
+    skippedAccounts: Type.Array(ManySkippedSchema),
+  }),
+  { transactionId: 'Signature of the first transaction' },
+);
+
+export const PrepareManyResponseSchema = Type.Object({
+  transactions: Type.Array(
+    Type.Object({
+      transaction: Type.String({ description: 'base64 wire transaction (version 0), unsigned (signature slots zeroed)' }),
+      signers: Type.Array(Type.String(), { description: 'Who must sign it: the fee payer, then its owners' }),
+      owners: Type.Array(Type.String()),
+      closedAccounts: Type.Array(Type.String()),
+      computeUnitLimit: Type.Integer(),
+      computeUnitPriceMicroLamports: U64,
+      feeLamports: U64,
+      relayToken: Type.String({
+        description: `POST it to /api/transactions with this transaction: it proves the service prepared its closes to the destination. Transactions with the same relayToken (at most ${MAX_RELAY_TRANSACTIONS}) may be relayed in one request`,
+      }),
+    }),
+  ),
+  lastValidBlockHeight: U64,
+  feePayer: Type.String(),
+  destination: Type.String(),
+  reclaimLamports: U64,
+  feeLamports: U64,
+  netLamports: I64,
+  netSol: Type.String(),
+  skippedAccounts: Type.Array(ManySkippedSchema),
+});
+
+/** `owners[i]` parsed; a bad one, or one given twice, is a 400 naming its index. */
+function parseOwners(values: readonly string[]): Address[] {
+  const seen = new Map<Address, number>();
+  return values.map((value, i) => {
+    const owner = parseAddress(value, `owners[${i}]`, 'INVALID_OWNER');
+    const first = seen.get(owner);
+    if (first !== undefined) throw repeated('owners', first, i);
+    seen.set(owner, i);
+    return owner;
+  });
+}
+
+function repeated(field: string, first: number, again: number): CinderError {
+  const message = `is the same owner as ${field}[${first}]: each owner once`;
+  return new CinderError('VALIDATION_FAILED', `${field}[${again}] ${message}. Nothing was sent.`, { errors: [{ field: `${field}[${again}]`, message }] });
+}
+
+/** A key decoded into a non-extractable signer; a bad one is a 400 naming `field` (never the key). */
+async function parseKey(input: string | number[], field: string): Promise<KeyPairSigner> {
+  try {
+    return await parsePrivateKey(input);
+  } catch (error) {
+    if (!(error instanceof CinderError)) throw error;
+    const reason = error.errors?.[0]?.message ?? 'is not a valid private key';
+    throw new CinderError('INVALID_PRIVATE_KEY', `${field} is not a valid private key: ${reason}.`, { errors: [{ field, message: reason }] });
+  }
+}
+
+function refuseSponsor(): CinderError {
+  const message =
+    'the fee sponsor pays only one owner per turn, repaid from that owner\'s own rent in the same transaction; a transaction shared by many owners would need each of them to repay it, which its policy does not check: give the address of a wallet of yours that holds the fees';
+  return new CinderError('VALIDATION_FAILED', `feePayer "sponsor" is not available for many owners: ${message}. Nothing was sent.`, { errors: [{ field: 'feePayer', message }] });
+}
+
+const u64 = (n: bigint) => n.toString();
+const skippedJson = (skipped: readonly ManySkippedAccount[]) => skipped.map(({ owner, address, code, reason }) => ({ owner, address, code, reason }));
+
+function previewJson(plan: ManyPlan) {
+  const total = plan.owners.reduce((sum, o) => sum + o.reclaimableLamports, 0n);
+  const count = (actions: ManyPlan['owners'][number]['actions'], kind: string) => actions.filter((a) => a.action === kind).length;
+  return {
+    owners: plan.owners.map((o) => ({
+      owner: o.state.owner,
+      ownerLamports: u64(o.state.ownerLamports),
+      accounts: o.actions.map(accountPreviewOf),
+      summary: {
+        accounts: o.actions.length,
+        close: count(o.actions, 'close'),
+        burn_and_close: count(o.actions, 'burn_and_close'),
+        unwrap: count(o.actions, 'unwrap'),
+        keep: count(o.actions, 'keep'),
+        skip: count(o.actions, 'skip'),
+      },
+      reclaimableLamports: u64(o.reclaimableLamports),
+    })),
+    totalReclaimableLamports: u64(total),
+    totalReclaimableSol: formatSol(total),
+    transactions: plan.transactions.length,
+    signatures: plan.transactions.reduce((sum, t) => sum + t.signatures, 0),
+    feeLamports: u64(plan.feeLamports),
+    netLamports: plan.netLamports.toString(),
+    netSol: formatSol(plan.netLamports),
+    skippedAccounts: skippedJson(plan.skippedAccounts),
+  };
+}
+
+function resultJson(result: ManyResult) {
+  return formA(result, {
+    signatures: result.signatures,
+    feePayer: result.feePayer,
+    destination: result.destination,
+    transactions: result.transactions.map((t) => ({
+      ...t,
+      slot: slotJson(t.slot),
+      computeUnitPriceMicroLamports: u64(t.computeUnitPriceMicroLamports),
+      feeLamports: u64(t.feeLamports),
+    })),
+    reclaimedLamports: u64(result.reclaimedLamports),
+    feeLamports: u64(result.feeLamports),
+    netLamports: result.netLamports.toString(),
+    netSol: formatSol(result.netLamports),
+    skippedAccounts: skippedJson(result.skippedAccounts),
+  });
+}
+
+/**
+ * preValidation of a door with two body forms: both keys at once is a 400 naming them; otherwise
+ * the body is checked against the form its key names, so errors speak of that form only (the
+ * route's own schema, the union of both, then passes).
+ */
+export function chooseForm(options: { single: string; many: string; singleSchema: TSchema; manySchema: TSchema }) {
+  return async (request: FastifyRequest) => {
+    const body = request.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return; // the union schema answers
+    const hasSingle = options.single in body;
+    const hasMany = options.many in body;
+    if (hasSingle && hasMany) {
+      const message = `send either ${options.single} (one wallet) or ${options.many} (many wallets), not both`;
+      throw new CinderError('VALIDATION_FAILED', `The body has both ${options.single} and ${options.many}: ${message}.`, {
+        errors: [
+          { field: options.single, message },
+          { field: options.many, message },
+        ],
+      });
+    }
+    const validate = request.compileValidationSchema(hasMany ? options.manySchema : options.singleSchema);
+    if (!validate(body)) throw validationToCinderError((validate.errors ?? []) as Parameters<typeof validationToCinderError>[0], 'body');
+  };
+}
+
+/** A schema without its `default` keywords (kept for its JSON shape; Ajv's strict mode refuses defaults under anyOf). */
+function withoutDefaults<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutDefaults) as T;
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'default').map(([key, value]) => [key, withoutDefaults(value)])) as T;
+}
+
+/**
+ * The body schema of a door with two forms: either one. `chooseForm` has already checked the body
+ * against its own form, defaults included; this union only describes both (for the OpenAPI
+ * document) and lets them through.
+ */
+export function eitherForm<A extends TSchema, B extends TSchema>(single: A, many: B) {
+  return Type.Union([withoutDefaults(single), withoutDefaults(many)]);
+}
+
+export interface ReclaimManyRouteDeps {
+  config: Config;
+  reclaimMany: ReclaimMany;
+  serverSecret: string;
+}
+
+/** POST /api/reclaim_rent with `userPrivateKeys` (called by its route in reclaimRent.ts). */
+export async function reclaimManyHandler(
+  { config, reclaimMany }: ReclaimManyRouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number; mints?: string[]; allowNetLoss?: boolean },
+) {
+  const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
+  const destination = parseAddress(body.destination, 'destination', 'INVALID_OWNER');
+  const burn = parseBurnList(body.mints, 'mints');
+  const priorityFeeLamports = priorityFeeToLamports(body.priorityFee, config.maxPriorityFeeLamports);
+  // Decoded at once into non-extractable keys (the bytes are wiped): only CryptoKeys are kept.
+  const feePayer = await parseKey(body.feePayerPrivateKey, 'feePayerPrivateKey');
+  const owners = new Map<Address, KeyPairSigner>();
+  const indexOf = new Map<Address, number>();
+  for (const [i, key] of body.userPrivateKeys.entries()) {
+    const signer = await parseKey(key, `userPrivateKeys[${i}]`);
+    const first = indexOf.get(signer.address);
+    if (first !== undefined) throw repeated('userPrivateKeys', first, i);
+    indexOf.set(signer.address, i);
+    owners.set(signer.address, signer);
+  }
+  const result = await reclaimMany.execute(
+    { owners: [...owners.keys()], feePayer: feePayer.address, destination, burn, priorityFeeLamports, allowNetLoss: body.allowNetLoss ?? false },
+    { feePayer, owners },
+    { deadline, beforeSend: (signatures, lastValidBlockHeight) => request.cinderRecordSent(signatures, lastValidBlockHeight) },
+  );
+  request.log.info({ owners: owners.size, feePayer: feePayer.address, destination, status: result.status, signatures: result.signatures }, 'reclaim of many wallets finished');
+  return resultJson(result);
+}
+
+/** POST /api/reclaim_rent/prepare with `owners` (called by its route in prepare.ts). */
+export async function prepareManyHandler(
+  { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
+  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean },
+) {
+  const owners = parseOwners(body.owners);
+  if (body.feePayer === 'sponsor') throw refuseSponsor();
+  const feePayer = parseAddress(body.feePayer, 'feePayer', 'INVALID_OWNER');
+  const destination = parseAddress(body.destination, 'destination', 'INVALID_OWNER');
+  const job = {
+    owners,
+    feePayer,
+    destination,
+    burn: parseBurnList(body.mints, 'mints'),
+    priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
+    allowNetLoss: body.allowNetLoss ?? false,
+  };
+  const { plan, transactions } = await reclaimMany.prepare(job);
+  if (transactions.length > MAX_RELAY_TOKEN_MESSAGES) {
+    throw new CinderError(
+      'VALIDATION_FAILED',
+      `These owners need ${transactions.length} transactions; one prepare holds at most ${MAX_RELAY_TOKEN_MESSAGES}. Send fewer owners per request. Nothing was prepared.`,
+      { errors: [{ field: 'owners', message: `needs more than ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
+    );
+  }
+  // One relay token per group of transactions that fits one relay request: each proves the
+  // service prepared these exact messages (their closes pay out to the destination, not the owner).
+  const expiresAt = Date.now() + SPONSORED_TURN_MS;
+  const tokens: string[] = [];
+  for (let i = 0; i < transactions.length; i += MAX_RELAY_TRANSACTIONS) {
+    tokens.push(issueRelayToken(serverSecret, transactions.slice(i, i + MAX_RELAY_TRANSACTIONS).map((t) => t.messageBytes), expiresAt));
+  }
+  return {
+    transactions: plan.transactions.map((t, i) => ({
+      transaction: getBase64EncodedWireTransaction(transactions[i]!),
+      signers: [...new Set([feePayer, ...t.owners])],
+      owners: t.owners,
+      closedAccounts: t.actions.map((a) => a.action.account.address),
+      computeUnitLimit: t.computeUnitLimit,
+      computeUnitPriceMicroLamports: u64(t.computeUnitPriceMicroLamports),
+      feeLamports: u64(t.feeLamports),
+      relayToken: tokens[Math.floor(i / MAX_RELAY_TRANSACTIONS)]!,
+    })),
+    lastValidBlockHeight: u64(plan.lifetime.lastValidBlockHeight),
+    feePayer,
+    destination,
+    reclaimLamports: u64(plan.returnsLamports),
+    feeLamports: u64(plan.feeLamports),
+    netLamports: plan.netLamports.toString(),
+    netSol: formatSol(plan.netLamports),
+    skippedAccounts: skippedJson(plan.skippedAccounts),
+  };
+}
+
+export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRouteDeps & { previewSlots: PreviewSlots }): void {
+  const { config, reclaimMany, previewSlots } = deps;
+  app.post(
+    '/api/reclaim_rent/preview',
+    {
+      bodyLimit: manyOwnersBodyLimit(config),
+      schema: {
+        summary: 'Preview a rent reclaim of many wallets (no key)',
+        description:
+          'Every token account of each owner, the action a reclaim would take for each, what each owner would send to the destination, and the whole job: its transactions (owners sharing them, one fee payer outside the owners), fees and net. ' +
+          'One entry per owner, in the order given. RPC calls: 2 getTokenAccountsByOwner per owner, plus one getMultipleAccounts per 100 owners and mints. Nothing is signed or sent.',
+        tags: ['reclaim'],
+        body: previewManyRequestSchema(config.maxOwnersPerRequest),
+        response: { 200: PreviewManyResponseSchema, 400: problem, 401: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
+      },
+    },
+    async (request) => {
+      const owners = parseOwners(request.body.owners);
+      const burn = parseBurnList(request.body.mints, 'mints');
+      const priorityFeeLamports = priorityFeeToLamports(request.body.priorityFee ?? 0, config.maxPriorityFeeLamports);
+      // One of the client's preview slots for the whole request (src/http/rateLimit.ts), whatever its size.
+      const release = previewSlots.acquire(request.cinderClient);
+      try {
+        return previewJson(await reclaimMany.preview({ owners, burn, priorityFeeLamports, allowNetLoss: false }));
+      } finally {
+        release();
+      }
+    },
+  );
+}

@@ -1,0 +1,392 @@
+/**
+ * One reclaim across many wallets (docs/many-wallets.md): read every owner, plan each owner's
+ * accounts with the single reclaim's planner, pack the closes of many owners into shared version-0
+ * transactions (src/plan/packOwners.ts) whose closes all pay out to one `destination`, price them
+ * for one fee payer that pays every fee, and check the money rules on the whole job. A preview
+ * stops after packing, prepare hands back the unsigned transactions, a keyed reclaim signs with
+ * every owner's key and the fee payer's and lands them.
+ *
+ * What cannot be closed (frozen, holding tokens of a mint not listed for burning, …) is skipped
+ * with its reason by the planner and never blocks the other accounts or owners.
+ */
+import {
+  compileTransaction,
+  createNoopSigner,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  signTransaction,
+  type Address,
+  type KeyPairSigner,
+  type Signature,
+  type Transaction,
+} from '@solana/kit';
+import type { BlockhashLifetime, ChainAdapter } from '../chain/chainAdapter.ts';
+import { describeTransactionError } from '../chain/transactionError.ts';
+import { CinderError } from '../errors.ts';
+import { planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
+import { assertFeeWithinReclaim, formatNetSol, missingForFees } from '../plan/money.ts';
+import { MAX_COMPUTE_UNIT_LIMIT } from '../plan/pack.ts';
+import { manyOwnerFeeBound, manyOwnerMessage, packOwners, type ManyOwnerTransaction } from '../plan/packOwners.ts';
+import { computeUnitPriceFor, formatSol, priorityFeeCharged } from '../plan/priorityFee.ts';
+import { rentExemptMinimum } from '../plan/rent.ts';
+import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
+import type { OperationLocks } from '../store/operationLocks.ts';
+import type { SentTransactionLog } from '../store/sentTransactions.ts';
+import { computeUnitLimitFor, SHARE_EXACT_LIMIT, shareOf } from './compile.ts';
+import { landTransactions, overallStatus, reportLanding, type BeforeSend, type OperationStatus } from './land.ts';
+import { skippedOf, type SkippedAccount } from './pipeline.ts';
+import { readWallets } from './readWallets.ts';
+import type { SponsorPolicy } from './sponsorPolicy.ts';
+
+export interface ReclaimManyDeps {
+  chain: ChainAdapter;
+  sentTransactions: SentTransactionLog;
+  burnDeadlineMs: number;
+  /** Signing operations of one owner take turns (the single-owner doors take the same turns). */
+  turns: Pick<OperationLocks, 'takeTurn'>;
+  /** An owner with an outstanding sponsored operation does nothing else meanwhile. */
+  sponsorPolicy: SponsorPolicy | null;
+  /** Told the messages of each prepare answer: their relays count once (src/http/rateLimit.ts). */
+  recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
+}
+
+export interface ManyRequest {
+  /** Distinct owners, in the order the caller gave them. */
+  owners: readonly Address[];
+  /** Mints whose balances are burned before the close (the native mint: unwrap wrapped SOL). */
+  burn: readonly Address[];
+  priorityFeeLamports: bigint;
+  allowNetLoss: boolean;
+}
+
+export interface ManyJob extends ManyRequest {
+  feePayer: Address;
+  destination: Address;
+}
+
+export interface OwnerPlan {
+  state: WalletState;
+  actions: AccountAction[];
+  /** What this owner's closes pay to the destination. */
+  reclaimableLamports: bigint;
+}
+
+export interface PricedManyTransaction extends ManyOwnerTransaction {
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: bigint;
+  feeLamports: bigint;
+}
+
+export type ManySkippedAccount = SkippedAccount & { owner: Address };
+
+export interface ManyPlan {
+  owners: OwnerPlan[];
+  transactions: PricedManyTransaction[];
+  feeLamports: bigint;
+  returnsLamports: bigint;
+  netLamports: bigint;
+  skippedAccounts: ManySkippedAccount[];
+}
+
+export interface ManyTransactionReport {
+  signature: Signature;
+  status: OperationStatus;
+  slot: bigint | null;
+  owners: Address[];
+  closedAccounts: Address[];
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: bigint;
+  /** What the fee payer paid for it (0 when it did not land). */
+  feeLamports: bigint;
+  error: string | null;
+}
+
+export interface ManyResult {
+  status: OperationStatus;
+  message: string;
+  signatures: Signature[];
+  feePayer: Address;
+  destination: Address;
+  transactions: ManyTransactionReport[];
+  /** Rent of the closes that landed: what the destination received. */
+  reclaimedLamports: bigint;
+  /** Fees the fee payer paid. */
+  feeLamports: bigint;
+  netLamports: bigint;
+  skippedAccounts: ManySkippedAccount[];
+}
+
+/** Simulations in flight at once (as compile.ts: a job of 1,000 owners is a few hundred transactions). */
+const SIMULATIONS_AT_ONCE = 8;
+/** Transactions compiled or signed in one turn of the event loop at most. */
+const COMPILES_PER_SLICE = 8;
+function priced(transaction: ManyOwnerTransaction, computeUnitLimit: number, share: bigint): PricedManyTransaction {
+  const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
+  const feeLamports = manyOwnerFeeBound(transaction, 0n) + priorityFeeCharged(computeUnitPriceMicroLamports, computeUnitLimit);
+  return { ...transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports };
+}
+
+function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[]): ManyPlan {
+  const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
+  const returnsLamports = transactions.reduce((sum, t) => sum + t.returnsLamports, 0n);
+  return {
+    owners,
+    transactions,
+    feeLamports,
+    returnsLamports,
+    netLamports: returnsLamports - feeLamports,
+    skippedAccounts: owners.flatMap((o) => skippedOf(o.actions).map((s) => ({ ...s, owner: o.state.owner }))),
+  };
+}
+
+/** Sizes only: a fee payer and a destination that are none of the owners (each adds its 32-byte key, the fee payer a signature). */
+const PLACEHOLDER_FEE_PAYER = '11111111111111111111111111111112' as Address;
+const PLACEHOLDER_DESTINATION = '11111111111111111111111111111113' as Address;
+
+function badField(field: string, message: string): CinderError {
+  return new CinderError('VALIDATION_FAILED', `${field} ${message}. Nothing was sent.`, { errors: [{ field, message }] });
+}
+
+const closedOf = (t: ManyOwnerTransaction) => t.actions.map((a) => a.action.account.address);
+
+export function createReclaimMany(deps: ReclaimManyDeps) {
+  const { chain } = deps;
+
+  /** Read and plan every owner; pack their closes for this fee payer and destination. */
+  async function planOwners(request: ManyRequest, feePayer: Address, destination: Address, alsoRead: readonly Address[], deadline: number) {
+    const { states, also } = await readWallets(chain, request.owners, alsoRead, deadline);
+    const burnMints = new Set(request.burn);
+    const owners = await Promise.all(
+      states.map(async (state): Promise<OwnerPlan> => {
+        const actions = await planAccountActions(state, { burnMints, withdrawExcess: false });
+        const sent = actions.filter((a) => a.action !== 'keep' && a.action !== 'skip');
+        return { state, actions, reclaimableLamports: sent.reduce((sum, a) => sum + a.returnsLamports, 0n) };
+      }),
+    );
+    const packed = await packOwners(
+      owners.map((o) => ({ owner: o.state.owner, actions: o.actions })),
+      feePayer,
+      destination,
+    );
+    return { owners, packed, also, rent: states[0]?.rent };
+  }
+
+  /** The fee payer must hold every fee and keep a valid balance (the rent-exempt minimum, or exactly 0). */
+  function assertFeePayerCanPay(feePayer: Address, balance: bigint, fees: readonly bigint[], reserve: bigint): void {
+    const missing = missingForFees(balance, fees, reserve);
+    if (missing === 0n) return;
+    const total = fees.reduce((sum, fee) => sum + fee, 0n);
+    throw new CinderError(
+      'INSUFFICIENT_SOL_FOR_FEE',
+      `The fee payer ${feePayer} holds ${formatSol(balance)} SOL; the fees of the ${fees.length} transaction${fees.length === 1 ? '' : 's'} are ${formatSol(total)} SOL ` +
+        `and a fee payer must keep ${formatSol(reserve)} SOL (the rent-exempt minimum) or end at exactly 0, so it needs ${formatSol(missing)} SOL more. Nothing was sent.`,
+      {
+        errors: [{ field: 'feePayer', message: `needs ${formatSol(missing)} SOL more to pay every fee` }],
+        extensions: { balanceLamports: balance.toString(), feeLamports: total.toString(), reserveLamports: reserve.toString(), missingLamports: missing.toString() },
+      },
+    );
+  }
+
+  /**
+   * Read → plan → pack → simulate each transaction (for its compute limit, and for the node to
+   * check it) → price → money rules on the whole job. Throws what stands in the way.
+   */
+  async function plan(job: ManyJob, deadline: number): Promise<ManyPlan & { lifetime: BlockhashLifetime }> {
+    const ownerSet = new Set(job.owners);
+    if (ownerSet.has(job.destination)) {
+      throw badField(
+        'destination',
+        'is one of the owners: the rent goes to one address outside the wallets being emptied (so that what arrives there is exactly the rent, and a wrong paste is caught)',
+      );
+    }
+    const [{ owners, packed, also, rent }, lifetime] = await Promise.all([
+      planOwners(job, job.feePayer, job.destination, [job.feePayer, job.destination], deadline),
+      chain.getLatestBlockhash(deadline),
+    ]);
+    const closed = new Set(packed.flatMap(closedOf));
+    if (closed.has(job.destination)) throw badField('destination', 'is one of the token accounts being closed');
+    if (packed.length === 0) {
+      const skipped = summarize(owners, []).skippedAccounts;
+      throw new CinderError(
+        'NOTHING_TO_RECLAIM',
+        `None of the ${job.owners.length} owners has an account to close.${skipped.length > 0 ? ` Skipped: ${skipped.map((s) => s.reason).join('; ')}.` : ''} Nothing was sent.`,
+        { extensions: { skippedAccounts: skipped } },
+      );
+    }
+    const reserve = rentExemptMinimum(rent!, 0);
+    const feePayerLamports = also.get(job.feePayer)?.lamports ?? 0n;
+    const shares = packed.map((_, i) => shareOf(job.priorityFeeLamports, packed.length, i));
+    // Said from the fee bounds before any simulation: a fee payer that cannot pay costs no RPC call more.
+    assertFeePayerCanPay(job.feePayer, feePayerLamports, packed.map((t, i) => manyOwnerFeeBound(t, shares[i]!)), reserve);
+    const feePayer = createNoopSigner(job.feePayer);
+    const transactions = await mapConcurrently(packed, SIMULATIONS_AT_ONCE, async (transaction, i) => {
+      const share = shares[i]!;
+      const message = manyOwnerMessage(feePayer, lifetime, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, job.destination);
+      const simulation = await chain.simulate(getBase64EncodedWireTransaction(compileTransaction(message)), deadline);
+      if (simulation.err) {
+        if (simulation.err === 'InsufficientFundsForFee' || simulation.err === 'AccountNotFound') {
+          assertFeePayerCanPay(job.feePayer, 0n, [manyOwnerFeeBound(transaction, share)], reserve);
+        }
+        throw new CinderError(
+          'TRANSACTION_REJECTED',
+          `The transaction of owners ${transaction.owners.join(', ')} would fail on chain (${describeTransactionError(simulation.err)}); ` +
+            'their accounts changed since they were read, or cannot be closed. Preview again. Nothing was sent.',
+        );
+      }
+      const limit = simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed);
+      return priced(transaction, limit, share);
+    });
+    const result = summarize(owners, transactions);
+    assertFeePayerCanPay(job.feePayer, feePayerLamports, transactions.map((t) => t.feeLamports), reserve);
+    assertFeeWithinReclaim(result.returnsLamports, result.feeLamports, job.allowNetLoss);
+    return { ...result, lifetime };
+  }
+
+  /** The compiled, unsigned transactions of a plan (fee payer first, then the owners, as signers). */
+  async function compile(job: ManyJob, manyPlan: ManyPlan & { lifetime: BlockhashLifetime }): Promise<Transaction[]> {
+    const feePayer = createNoopSigner(job.feePayer);
+    return mapInSlices(
+      manyPlan.transactions,
+      (t) => compileTransaction(manyOwnerMessage(feePayer, manyPlan.lifetime, t.computeUnitLimit, t.computeUnitPriceMicroLamports, t.actions, job.destination)),
+      COMPILES_PER_SLICE,
+    );
+  }
+
+  /**
+   * Turns of every owner (the same turns the single-owner doors take), in address order so that
+   * two jobs sharing owners cannot each hold one the other waits for; `fn` runs holding all.
+   */
+  function inTurns<T>(owners: readonly Address[], deadline: number, fn: (holdForLanding: () => Promise<void>) => Promise<T>, keepWhile: (result: T) => boolean): Promise<T> {
+    const sorted = [...owners].sort();
+    const held: { holdForLanding(): Promise<void> }[] = [];
+    const next = (i: number): Promise<T> => {
+      if (i === sorted.length) return fn(async () => { for (const turn of held) await turn.holdForLanding(); });
+      return deps.turns.takeTurn(
+        `owner:${sorted[i]}`,
+        (turn) => {
+          held.push(turn);
+          return next(i + 1);
+        },
+        {
+          busyCode: 'RECLAIM_IN_PROGRESS',
+          busyDetail: `Another burn or reclaim of ${sorted[i]} is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.`,
+          maxWaitMs: Math.max(0, Math.floor((deadline - Date.now()) / 2)),
+          keepWhile,
+        },
+      );
+    };
+    return next(0);
+  }
+
+  return {
+    /**
+     * POST /api/reclaim_rent/preview: every owner's accounts and what a reclaim of all of them would
+     * return, its transactions packed for a fee payer and a destination outside the owners. Fees are
+     * those of the signatures and the whole priority fee (exact: see compile.ts), nothing simulated.
+     */
+    async preview(request: ManyRequest): Promise<ManyPlan> {
+      const deadline = Date.now() + deps.burnDeadlineMs;
+      const { owners, packed } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
+      return summarize(
+        owners,
+        packed.map((t, i) => priced(t, Math.min(t.computeUnitEstimate, SHARE_EXACT_LIMIT), shareOf(request.priorityFeeLamports, packed.length, i))),
+      );
+    },
+
+    /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
+    async prepare(job: ManyJob) {
+      const manyPlan = await plan(job, Date.now() + deps.burnDeadlineMs);
+      const transactions = await compile(job, manyPlan);
+      await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
+      return { plan: manyPlan, transactions };
+    },
+
+    /**
+     * POST /api/reclaim_rent with userPrivateKeys: plan, sign with every key, land. The owners'
+     * turns are held from the plan to the landing; `beforeSend` (idempotency) runs right before.
+     */
+    async execute(
+      job: ManyJob,
+      keys: { feePayer: KeyPairSigner; owners: ReadonlyMap<Address, KeyPairSigner> },
+      options: { deadline: number; beforeSend?: BeforeSend },
+    ): Promise<ManyResult> {
+      const { deadline } = options;
+      return inTurns(
+        job.owners,
+        deadline,
+        async (holdForLanding) => {
+          // An outstanding sponsored operation of an owner would fail if this closed its accounts first.
+          if (deps.sponsorPolicy) for (const owner of job.owners) await deps.sponsorPolicy.assertNoTurn(owner);
+          const manyPlan = await plan(job, deadline);
+          const unsigned = await compile(job, manyPlan);
+          const signed = await mapConcurrently(unsigned, COMPILES_PER_SLICE, (transaction, i) =>
+            signTransaction(
+              [keys.feePayer.keyPair, ...manyPlan.transactions[i]!.owners.filter((o) => o !== job.feePayer).map((o) => keys.owners.get(o)!.keyPair)],
+              transaction,
+            ),
+          );
+          const sending = signed.map((t) => ({
+            wire: getBase64EncodedWireTransaction(t),
+            signature: getSignatureFromTransaction(t),
+            lastValidBlockHeight: manyPlan.lifetime.lastValidBlockHeight,
+          }));
+          const outcomes = await landTransactions(deps, sending, deadline, async (signatures, lastValidBlockHeight) => {
+            await holdForLanding();
+            await options.beforeSend?.(signatures, lastValidBlockHeight);
+          });
+          const transactions = manyPlan.transactions.map((t, i): ManyTransactionReport => {
+            const report = reportLanding(outcomes[i]!);
+            return {
+              signature: sending[i]!.signature,
+              status: report.status,
+              slot: report.slot,
+              owners: t.owners,
+              closedAccounts: closedOf(t),
+              computeUnitLimit: t.computeUnitLimit,
+              computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
+              feeLamports: report.paidFee ? t.feeLamports : 0n,
+              error: report.error,
+            };
+          });
+          const reclaimedLamports = manyPlan.transactions.reduce((sum, t, i) => (transactions[i]!.status === 'success' ? sum + t.returnsLamports : sum), 0n);
+          const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
+          const status = overallStatus(transactions.map((t) => t.status));
+          const result = {
+            status,
+            signatures: transactions.map((t) => t.signature),
+            feePayer: job.feePayer,
+            destination: job.destination,
+            transactions,
+            reclaimedLamports,
+            feeLamports,
+            netLamports: reclaimedLamports - feeLamports,
+            skippedAccounts: manyPlan.skippedAccounts,
+          };
+          return { ...result, message: describeMany(result, job.owners.length) };
+        },
+        (result) => result.status === 'pending',
+      );
+    },
+  };
+}
+
+export type ReclaimMany = ReturnType<typeof createReclaimMany>;
+
+/** The human sentence of a reclaim of many wallets. */
+function describeMany(result: Omit<ManyResult, 'message'>, owners: number): string {
+  const closed = result.transactions.filter((t) => t.status === 'success').reduce((sum, t) => sum + t.closedAccounts.length, 0);
+  const landed = result.transactions.filter((t) => t.status === 'success').length;
+  const money =
+    `${formatSol(result.reclaimedLamports)} SOL of rent to ${result.destination}, fees ${formatSol(result.feeLamports)} SOL paid by ${result.feePayer}, ` +
+    `net ${formatNetSol(result.netLamports)} SOL`;
+  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${result.skippedAccounts.length} account${result.skippedAccounts.length === 1 ? '' : 's'}: ${result.skippedAccounts.map((s) => s.reason).join('; ')}.` : '';
+  const done = `Closed ${closed} account${closed === 1 ? '' : 's'} of ${owners} owner${owners === 1 ? '' : 's'} in ${landed} of ${result.transactions.length} transaction${result.transactions.length === 1 ? '' : 's'}: ${money}`;
+  if (result.status === 'success') return `${done}.${skipped}`;
+  const problems = result.transactions
+    .filter((t) => t.status !== 'success')
+    .map((t) => `transaction ${t.signature} ${t.status === 'pending' ? 'is pending' : `failed: ${t.error}`}`);
+  if (result.status === 'pending') {
+    return `${problems.join('; ')}. Check with GET /api/transactions/{signature}; do not send the reclaim again before it is final. Meanwhile: ${done}.${skipped}`;
+  }
+  return `It failed in part: ${problems.join('; ')}. ${done}.${skipped}`;
+}
