@@ -5,12 +5,15 @@
  * checks and signs them here with the owners' keys and the fee payer's, and relays them
  * (POST /api/transactions). The keys never leave this machine and are never printed.
  *
- * Resumable without paying twice: a state file (no key in it: addresses and signatures) records
- * each transaction before it is relayed and its outcome after. A run first settles every recorded
- * transaction whose outcome is unknown (it waits until the service says it landed or can no longer
- * land), then prepares again only for the owners not yet done: the service plans from the chain,
- * so what landed is not in the new plan, and nothing is sent while an earlier transaction for the
- * same accounts could still land (which would fail and still cost its fee).
+ * Resumable without paying twice: a state file (no key in it: addresses, signatures and the signed
+ * transactions, which are public once sent) records each transaction before it is relayed and its
+ * outcome after. A run first settles every recorded transaction whose outcome is unknown: it waits
+ * until the service says it landed or can no longer land, and a transaction the service has no
+ * record of is relayed again, the same signed bytes (a copy still on its way, from the interrupted
+ * run, has the same signature: at most one of them lands). Only then does it prepare again, for the
+ * owners not yet done: the service plans from the chain, so what landed is not in the new plan, and
+ * nothing new is sent while an earlier transaction for the same accounts could still land (which
+ * would fail and still cost its fee).
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -67,7 +70,12 @@ interface StateTransaction {
   owners: string[];
   closedAccounts: string[];
   feeLamports: string;
-  /** `sent`: recorded before the relay, outcome not known yet; `dropped`: the service never received it. */
+  /** The signed transaction (base64) and its relayToken: what a resumed run relays again when the service never received it. */
+  wire: string;
+  relayToken: string;
+  /** After this block height it can no longer land. */
+  lastValidBlockHeight: string;
+  /** `sent`: recorded before the relay, outcome not known yet; `dropped`: it can no longer land (the service refused it, or its blockhash expired). */
   status: Outcome;
 }
 
@@ -110,18 +118,28 @@ async function saveState(path: string, state: JobState): Promise<void> {
 
 /**
  * Waits until the service knows the outcome of a transaction: landed (success / failed), or no
- * longer able to land (failed: its blockhash expired). A signature the service has no record of
- * was never received by it (the relay records a transaction before sending it): `dropped`.
+ * longer able to land (failed: its blockhash expired). One the service has no record of (never
+ * received, or still on its way from an interrupted run) is relayed again, the same signed bytes:
+ * whichever copy arrives first is the only one that can land. A copy the service refuses (its
+ * relayToken expired, which happens after its blockhash did; a rule it breaks) cannot land either:
+ * `dropped`.
  */
-async function settle(client: CinderClient, signature: string): Promise<Outcome> {
+async function settle(client: CinderClient, record: StateTransaction): Promise<Outcome> {
   for (;;) {
+    let status: string;
     try {
-      const { status } = await client.getTransaction(signature);
-      if (status === 'success' || status === 'failed') return status;
+      ({ status } = await client.getTransaction(record.signature));
     } catch (error) {
-      if (error instanceof CinderApiError && error.code === 'TRANSACTION_NOT_FOUND') return 'dropped';
-      throw error;
+      if (!(error instanceof CinderApiError && error.code === 'TRANSACTION_NOT_FOUND')) throw error;
+      try {
+        const relayed = await client.relay({ transactions: [record.wire], relayToken: record.relayToken });
+        status = relayed.details?.transactions[0]?.status ?? relayed.status;
+      } catch (refusal) {
+        if (refusal instanceof CinderApiError && refusal.status === 400) return 'dropped';
+        throw refusal;
+      }
     }
+    if (status === 'success' || status === 'failed') return status;
     await sleep(SETTLE_POLL_MS);
   }
 }
@@ -233,7 +251,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   if (unsettled.length > 0) {
     await write(ctx.io.stderr, `Resuming: waiting for the outcome of ${unsettled.length} transaction${unsettled.length === 1 ? '' : 's'} of the previous run\n`);
     for (const t of unsettled) {
-      t.status = await settle(client, t.signature);
+      t.status = await settle(client, t);
       await saveState(statePath, state);
     }
   }
@@ -274,8 +292,17 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
             return { wire: getBase64EncodedWireTransaction(signedTransaction), signature: getSignatureFromTransaction(signedTransaction) as string, t };
           }),
         );
-        const records = signed.map(({ signature, t }) => {
-          const record: StateTransaction = { signature, owners: t.owners, closedAccounts: t.closedAccounts, feeLamports: t.feeLamports, status: 'sent' };
+        const records = signed.map(({ wire, signature, t }) => {
+          const record: StateTransaction = {
+            signature,
+            owners: t.owners,
+            closedAccounts: t.closedAccounts,
+            feeLamports: t.feeLamports,
+            wire,
+            relayToken: t.relayToken,
+            lastValidBlockHeight: prepared!.lastValidBlockHeight,
+            status: 'sent',
+          };
           state.transactions.push(record);
           return record;
         });
@@ -283,7 +310,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
         const relayed = await client.relay({ transactions: signed.map((s) => s.wire), relayToken: prepared.transactions[group[0]!]!.relayToken });
         for (const [k, record] of records.entries()) {
           const reported = relayed.details?.transactions.find((r) => r.signature === record.signature)?.status ?? relayed.details?.transactions[k]?.status;
-          record.status = reported === 'success' || reported === 'failed' ? reported : await settle(client, record.signature);
+          record.status = reported === 'success' || reported === 'failed' ? reported : await settle(client, record);
           await saveState(statePath, state);
           progress.update(++done);
         }
