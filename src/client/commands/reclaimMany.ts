@@ -150,7 +150,7 @@ async function settle(client: CinderClient, record: StateTransaction): Promise<O
  * instructions, burns of the mints asked for, and closes that pay the destination. A service that
  * sent anything else (a transfer from the fee payer, a close to another address) is refused.
  */
-function checkTransaction(
+export function checkTransaction(
   ctx: CommandContext,
   index: number,
   messageBytes: Transaction['messageBytes'],
