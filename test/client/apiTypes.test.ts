@@ -6,17 +6,20 @@
  * - `tsc` emits src/client as JavaScript and .d.ts; the emitted SDK imports nothing at run time
  *   (its types come from the service as types only), loads in plain Node without tsx, and talks to
  *   a server; a program typed against the emitted declarations compiles; the emitted CLI loads
- *   without tsx too.
+ *   without tsx too, and nothing emitted for the client imports the service (nor Fastify, litesvm…)
+ *   at run time: only the packages a client needs.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startFormBServer, type FormBServer } from './formBServer.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** What the client may load at run time besides Node's own modules (cli-progress only on a terminal). */
+const CLIENT_PACKAGES = new Set(['@solana/kit', '@scure/bip39', '@scure/bip39/wordlists/english.js', 'micro-key-producer/slip10.js', 'cli-progress']);
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 let server: FormBServer;
@@ -95,4 +98,18 @@ it('emits the SDK and the CLI as JavaScript with declarations; the SDK imports n
   ]);
   assert.equal(cli.code, 0, cli.stderr);
   assert.match(cli.stdout, /^Usage: cinder <command>/);
+
+  const client = join(out, 'dist/client');
+  const files = (await readdir(client, { recursive: true })).filter((f) => f.endsWith('.js'));
+  for (const file of files) {
+    const code = await readFile(join(client, file), 'utf8');
+    for (const [, specifier] of code.matchAll(/(?:^import[^'"]*|^export[^'"]* from |\bimport\()['"]([^'"]+)['"]/gm)) {
+      if (specifier!.startsWith('.')) {
+        const target = relative(client, resolve(dirname(join(client, file)), specifier!));
+        assert.ok(!target.startsWith('..'), `${file} imports ${specifier}, outside the client`);
+      } else {
+        assert.ok(specifier!.startsWith('node:') || CLIENT_PACKAGES.has(specifier!), `${file} imports ${specifier}`);
+      }
+    }
+  }
 });
