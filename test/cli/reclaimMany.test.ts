@@ -95,7 +95,7 @@ const FEE_PER_SIGNATURE = 5_000n;
 const feeOf = (t: StateFile['transactions'][number]) => FEE_PER_SIGNATURE * BigInt(1 + t.owners.length);
 
 describe('cinder reclaim --keys-file --fee-payer --destination', () => {
-  it('12 wallets with 0 SOL: a preview that sends nothing, then one job in at most 4 transactions, to the lamport', async () => {
+  it('12 wallets with 0 SOL: a preview that sends nothing, then one job in at most 4 transactions, to the lamport', async (test) => {
     const j = await job('one');
     const rents = await lamportsOf(t.chain, j.accounts);
     const payerBefore = await getLamports(t.chain, j.feePayer);
@@ -116,6 +116,7 @@ describe('cinder reclaim --keys-file --fee-payer --destination', () => {
     const fees = state.transactions.reduce((s, tx) => s + feeOf(tx), 0n);
     assert.equal(state.transactions.reduce((s, tx) => s + BigInt(tx.feeLamports), 0n), fees);
     assert.equal(payerBefore - (await getLamports(t.chain, j.feePayer)), fees, 'the fee payer paid exactly the fees');
+    test.diagnostic(`12 wallets, 24 accounts: ${state.transactions.length} transactions, ${rents} lamports to the destination, ${fees} lamports of fees`);
     for (const owner of j.owners) assert.equal(await getLamports(t.chain, owner.address), 0n);
     assert.match(run.stdout, new RegExp(`^${state.transactions.length} transactions? landed in all \\(24 accounts closed`, 'm'));
 
