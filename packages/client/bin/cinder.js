@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /* global process, URL */
 /**
- * The `cinder` command. Plain JavaScript, so that it runs as installed, from either form of Cinder:
+ * The `cinder` command (a client of Cinder: the service itself runs with `npm start`). Plain JavaScript, so that it
+ * runs as installed, from either form of Cinder:
  * - a checkout with its development dependencies (`npm ci`): the TypeScript sources in src/,
  *   through tsx, so what runs is always what the sources say (a dist/ left by an older build is
  *   ignored);
  * - a production install (`npm run build`, then `npm ci --omit=dev`: no tsx, no TypeScript): the
  *   JavaScript that the build wrote to dist/.
- * Client commands use the SDK, src/client/index.js (plain JavaScript in both forms).
+ * Every command is a client: the SDK, src/index.ts (compiled to dist/index.js).
  */
 import { existsSync } from 'node:fs';
 

@@ -1,31 +1,31 @@
 /**
  * The `cinder` command (bin/cinder.js loads this file through tsx in a checkout, or its build in
- * dist/ in a production install):
- *   cinder serve                       the server, as `npm start`
+ * dist/ in a production install). A thin layer over the SDK (./index.ts), which it imports and
+ * nothing else of Cinder: the service runs with `npm start`, not through this command.
  *   cinder wallets -n N [--out FILE] [--format json|csv|keypair-files] [--mnemonic 12|24]
  *                  [--prefix P] [--suffix S] [--ignore-case]
  *   cinder wallets --hd 12|24 -n N      (made on this machine: commands/derive.ts)
  *   cinder derive --mnemonic-file F --count N [--from I] [--scheme phantom|ledger-live|keygen]
  *   cinder burn --mint M --priority-fee SOL (--key-file PATH | --key-env VAR)
  *   cinder status SIGNATURE
- * Client commands use the SDK (./index.js). Exit codes: 0 done, 1 failed (an error, or a burn that
- * failed), 2 usage error, 3 a transaction whose outcome is not known yet (pending).
+ * Exit codes (commands/context.ts exitCodeFor): 0 done, 1 failed (an error, or a burn that failed),
+ * 2 usage error, 3 a transaction whose outcome is not known yet (pending).
  *
  * A private key is never taken as an argument (shell history, `ps`), never printed and never put
  * in an error message; arguments are echoed only when they cannot be a key.
  */
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair } from './index.js';
-import { quotedUnlessKey, type CommandContext, type Progress } from './commands/context.ts';
+import { getBase58Decoder } from '@solana/kit';
+import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair, type RetryOptions } from './index.ts';
+import { EXIT_CODES as EXIT, exitCodeFor, statusBlock, type CommandContext, type Progress } from './commands/context.ts';
+import { readKey } from './commands/keys.ts';
 import { DERIVE_HELP, deriveCommand, hdWalletsCommand } from './commands/derive.ts';
 import { RECLAIM_HELP, reclaimCommand } from './commands/reclaim.ts';
+import { RECLAIM_MANY_HELP } from './commands/reclaimMany.ts';
 import { prepareBurnCommand, RELAY_HELP, relayCommand } from './commands/relay.ts';
-
-export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, PENDING: 3 } as const;
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 const DEFAULT_BATCH = 1000;
@@ -55,7 +55,6 @@ const GLOBAL_OPTIONS = {
 } satisfies OptionSpec;
 
 const COMMAND_OPTIONS = {
-  serve: {},
   wallets: {
     n: { type: 'string', short: 'n' },
     out: { type: 'string', short: 'o' },
@@ -102,6 +101,10 @@ const COMMAND_OPTIONS = {
     'idempotency-key': { type: 'string' },
     unsigned: { type: 'boolean' },
     'fee-payer': { type: 'string' },
+    // --keys-file F --fee-payer KEYFILE --destination A: many wallets in one job (commands/reclaimMany.ts).
+    destination: { type: 'string' },
+    mints: { type: 'string' },
+    state: { type: 'string' },
   },
   relay: {},
 } satisfies Record<string, OptionSpec>;
@@ -111,7 +114,6 @@ type Command = keyof typeof COMMAND_OPTIONS;
 const HELP = `Usage: cinder <command> [options]
 
 Commands:
-  serve                      Start the Cinder server (same as npm start; configured by environment variables)
   wallets -n N               Generate N wallets
       [--out FILE]             write them to FILE (created with mode 0600) instead of standard output;
                                with --format keypair-files, the directory for the key files
@@ -132,7 +134,7 @@ ${DERIVE_HELP}  burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env
                              There is no --amount: the whole balance is burned, so the account can be closed and
                              its rent returned. To burn part of a balance: spl-token burn ACCOUNT AMOUNT.
   status SIGNATURE           The status of a burn transaction
-${RECLAIM_HELP}${RELAY_HELP}
+${RECLAIM_HELP}${RECLAIM_MANY_HELP}${RELAY_HELP}
 Options:
   --url URL                  Cinder's address (default $CINDER_URL, else ${DEFAULT_URL})
   --api-key KEY              API key (default $CINDER_API_KEY; prefer the variable: arguments land in shell history)
@@ -141,7 +143,7 @@ Options:
   --version                  The version
 
 Rate limits (429) and a busy server (503) are waited out as the server asks (Retry-After), saying so
-on standard error: wallets up to a minute at a time, ten times; burn and status up to 30 s, three times.
+on standard error: wallets up to a minute at a time, ten times; other calls up to 30 s, three times.
 
 Exit codes: 0 done, 1 failed (error, or the burn failed), 2 usage error, 3 pending (check again with cinder status).
 `;
@@ -197,51 +199,29 @@ function positiveInteger(text: string | undefined, name: string): number {
   return Number(text);
 }
 
-function clientFor(values: Record<string, unknown>, io: CliIo): CinderClient {
+/** The CLI's limits of the SDK's retry policy: single calls as the SDK's defaults. */
+const CALL_RETRIES = { retries: 3, maxDelayMs: 30_000 };
+/** Large wallet jobs meet the rate limits: wait as long as the server asks, up to a minute, ten times. */
+const WALLET_RETRIES = { retries: 10, maxDelayMs: 60_000 };
+
+/**
+ * The SDK's client for --url / --api-key. Its retry policy (the only one) waits out 429, 503 and 409
+ * REQUEST_IN_PROGRESS; the CLI says on standard error that it waits, why and for how long: a CLI
+ * that goes quiet for a minute looks hung.
+ */
+function clientFor(values: Record<string, unknown>, io: CliIo, limits: RetryOptions = CALL_RETRIES): CinderClient {
   const url = stringOption(values, 'url') ?? (io.env.CINDER_URL || DEFAULT_URL);
   const apiKey = stringOption(values, 'api-key') ?? (io.env.CINDER_API_KEY || undefined);
+  const onRetry: RetryOptions['onRetry'] = ({ error, attempt, retries, delayMs }) => {
+    const why = error.status === 429 ? 'rate limited by the server' : error.status === 409 ? 'the same request is still running' : 'the server is busy';
+    const seconds = Math.max(1, Math.ceil(delayMs / 1000));
+    return write(io.stderr, `cinder: ${why} (${error.code}): waiting ${seconds} s, then retrying (${attempt} of ${retries})\n`);
+  };
   try {
-    // No retries inside the SDK: the CLI retries itself (patiently), so that it can say it waits.
-    return createCinderClient({ baseUrl: url, apiKey, retry: { retries: 0 } });
+    return createCinderClient({ baseUrl: url, apiKey, retry: { ...limits, onRetry } });
   } catch (error) {
     if (error instanceof CinderApiError) throw new UsageError(`--url: ${error.detail}`);
     throw error;
-  }
-}
-
-interface RetryLimits {
-  retries: number;
-  maxDelayMs: number;
-}
-/** The SDK's own defaults, for single calls (burn, status). */
-const CALL_RETRIES: RetryLimits = { retries: 3, maxDelayMs: 30_000 };
-/** Large wallet jobs meet the rate limits: wait as long as the server asks, up to a minute, ten times. */
-const WALLET_RETRIES: RetryLimits = { retries: 10, maxDelayMs: 60_000 };
-
-/** The answers worth waiting out, as the SDK retries them: rate limited, busy, or the same burn still running. */
-function isRetryable(error: CinderApiError): boolean {
-  return error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'REQUEST_IN_PROGRESS');
-}
-
-/**
- * Runs `call` until it succeeds, waiting out retryable answers for as long as the server asks
- * (Retry-After, else 1 s doubling), and saying on standard error that it waits, why and for how
- * long: a CLI that goes quiet for a minute looks hung. A wait longer than `limits.maxDelayMs`, or
- * more than `limits.retries` of them, ends in the error. The SDK does the same without a word.
- */
-async function patiently<T>(io: CliIo, limits: RetryLimits, call: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof CinderApiError) || !isRetryable(error) || attempt >= limits.retries) throw error;
-      const delayMs = error.retryAfterMs ?? 1000 * 2 ** attempt;
-      if (delayMs > limits.maxDelayMs) throw error;
-      const why = error.status === 429 ? 'rate limited by the server' : error.status === 409 ? 'the same burn is still running' : 'the server is busy';
-      const seconds = Math.max(1, Math.ceil(delayMs / 1000));
-      await write(io.stderr, `cinder: ${why} (${error.code}): waiting ${seconds} s, then retrying (${attempt + 1} of ${limits.retries})\n`);
-      await sleep(delayMs);
-    }
   }
 }
 
@@ -277,30 +257,13 @@ async function progressBar(io: CliIo, total: number, what = 'wallets'): Promise<
   };
 }
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-function base58(bytes: readonly number[]): string {
-  let value = 0n;
-  for (const byte of bytes) value = value * 256n + BigInt(byte);
-  let text = '';
-  while (value > 0n) {
-    text = BASE58[Number(value % 58n)] + text;
-    value /= 58n;
-  }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    text = '1' + text;
-  }
-  return text;
-}
-
 /** The 64-byte array of a solana-keygen file, checked against the address it is saved under. */
 function keygenBytes(keypair: Keypair): number[] {
   const bytes = keypair.secretKeyBytes;
   if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
     throw new CliError('the server did not return the key bytes (format=keygen) of a wallet');
   }
-  if (base58(bytes.slice(32)) !== keypair.address) throw new CliError('the server returned key bytes that do not match their address');
+  if (getBase58Decoder().decode(Uint8Array.from(bytes.slice(32))) !== keypair.address) throw new CliError('the server returned key bytes that do not match their address');
   return bytes;
 }
 
@@ -340,7 +303,7 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
     ...(suffix !== undefined ? { suffix } : {}),
     ...(values['ignore-case'] ? { ignoreCase: true } : {}),
   };
-  const client = clientFor(values, io);
+  const client = clientFor(values, io, WALLET_RETRIES);
 
   let outPath: string | undefined;
   if (out !== undefined) {
@@ -364,7 +327,7 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
       const size = Math.min(batch, n - done);
       let result: GeneratedWallets;
       try {
-        result = await patiently(io, WALLET_RETRIES, () => client.generateWallets(size, request));
+        result = await client.generateWallets(size, request);
       } catch (error) {
         // More than this server allows per request: halve the batch and go on.
         if (error instanceof CinderApiError && error.code === 'INVALID_N' && size > 1) {
@@ -409,45 +372,6 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
 // ---------------------------------------------------------------------------------------------
 // burn and status
 
-async function readKey(values: Record<string, unknown>, io: CliIo): Promise<string | number[]> {
-  const file = stringOption(values, 'key-file');
-  const envName = stringOption(values, 'key-env');
-  if ((file === undefined) === (envName === undefined)) throw new UsageError('give the key with exactly one of --key-file PATH or --key-env VAR');
-  let text: string;
-  if (file !== undefined) {
-    const path = resolve(io.cwd, file);
-    try {
-      text = await readFile(path, 'utf8');
-      if (((await stat(path)).mode & 0o077) !== 0) {
-        await write(io.stderr, `warning: ${quotedUnlessKey(file)} can be read by other users; chmod 600 it\n`);
-      }
-    } catch (error) {
-      throw new CliError(`cannot read the key file ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-  } else {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(envName!)) throw new UsageError('--key-env takes the name of an environment variable, e.g. --key-env SOLANA_KEY');
-    const value = io.env[envName!];
-    if (value === undefined || value.trim() === '') throw new UsageError(`the environment variable ${quotedUnlessKey(envName!)} is not set`);
-    text = value;
-  }
-  text = text.trim();
-  if (text.startsWith('[')) {
-    // A solana-keygen file: send the numbers as they are. The key is never echoed on failure.
-    try {
-      const bytes = JSON.parse(text) as unknown;
-      if (Array.isArray(bytes) && bytes.every((b) => typeof b === 'number')) return bytes as number[];
-    } catch {
-      // fall through
-    }
-    throw new CliError(`the key ${file !== undefined ? `file ${file}` : `in ${envName}`} looks like a JSON array but is not an array of numbers`);
-  }
-  return text;
-}
-
-function exitFor(status: string): number {
-  return status === 'failed' ? EXIT.FAILED : status === 'pending' ? EXIT.PENDING : EXIT.OK;
-}
-
 async function burn(values: Record<string, unknown>, io: CliIo, positionals: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError('burn takes no positional arguments (a key is read with --key-file or --key-env)');
   if (values.amount !== undefined) {
@@ -463,45 +387,32 @@ async function burn(values: Record<string, unknown>, io: CliIo, positionals: str
   const fee = stringOption(values, 'priority-fee');
   if (fee === undefined) throw new UsageError('--priority-fee is required (the total priority fee in SOL, e.g. 0.000005)');
   if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,9})?$/.test(fee)) throw new UsageError('--priority-fee must be an amount of SOL with at most 9 decimals, e.g. 0.000005');
-  const key = await readKey(values, io);
-  // One Idempotency-Key for every attempt, so that a retry can never burn twice.
+  const key = await readKey(commandContext(values, io, positionals));
+  // One Idempotency-Key for every attempt, so that a retry can never burn twice; `--idempotency-key ''`
+  // sends none (SDK), and then nothing makes a retry safe, so the SDK makes none.
   const idempotencyKey = stringOption(values, 'idempotency-key') ?? randomUUID();
   const client = clientFor(values, io);
-  // `--idempotency-key ''` sends none (SDK): then nothing makes a retry safe, so there is none.
-  const result = await patiently(io, idempotencyKey === '' ? { retries: 0, maxDelayMs: 0 } : CALL_RETRIES, () =>
-    client.burnTokens({ mint, priorityFee: Number(fee), userPrivateKey: key }, { idempotencyKey }),
-  );
-  if (values.json) {
-    await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
-  } else {
-    const lines = [`status: ${result.status}`, `transaction: ${result.transactionId}`];
-    if (result.signatures.length > 1) lines.push(`all transactions: ${result.signatures.join(' ')}`);
-    if (result.message) lines.push(result.message);
-    if (result.status === 'pending') lines.push(`Check it with: cinder status ${result.transactionId}`);
-    await write(io.stdout, `${lines.join('\n')}\n`);
-  }
-  return exitFor(result.status);
+  const result = await client.burnTokens({ mint, priorityFee: Number(fee), userPrivateKey: key }, { idempotencyKey });
+  await write(io.stdout, values.json ? `${JSON.stringify(result, null, 2)}\n` : statusBlock(result));
+  return exitCodeFor([result.status]);
 }
 
 async function status(values: Record<string, unknown>, io: CliIo, positionals: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('usage: cinder status SIGNATURE');
   const client = clientFor(values, io);
-  const result = await patiently(io, CALL_RETRIES, () => client.getTransaction(positionals[0]!));
+  const result = await client.getTransaction(positionals[0]!);
   if (values.json) await write(io.stdout, `${JSON.stringify(result, null, 2)}\n`);
   else await write(io.stdout, `${result.status}${result.slot !== null ? ` (slot ${result.slot})` : ''}: ${result.message ?? ''}\n`);
-  return exitFor(result.status);
+  return exitCodeFor([result.status]);
 }
 
-/** What the commands of ./commands/ use of this file: its client, key reader, retries and error kinds. */
+/** What the commands of ./commands/ use of this file: its client and error kinds. */
 function commandContext(values: Record<string, unknown>, io: CliIo, positionals: string[]): CommandContext {
   return {
     io,
     values,
     positionals,
     client: () => clientFor(values, io),
-    readKey: () => readKey(values, io),
-    // A reclaim always carries an Idempotency-Key, so its retries are as safe as a burn's.
-    patiently: (call) => patiently(io, CALL_RETRIES, call),
     usage: (message) => new UsageError(message),
     fail: (message, exitCode) => new CliError(message, exitCode),
     progress: (total, what) => progressBar(io, total, what),
@@ -522,7 +433,7 @@ function describe(error: CinderApiError, values: Record<string, unknown>, io: Cl
   return `${lines.join('\n')}\n`;
 }
 
-/** Runs the CLI; resolves to the exit code (a running `serve` never resolves before the server stops). */
+/** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   let values: Record<string, unknown> = {};
   try {
@@ -538,13 +449,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return parsed.values.help ? EXIT.OK : EXIT.USAGE;
     }
     switch (parsed.command) {
-      case 'serve':
-        if (parsed.rest.length > 0 || Object.keys(values).length > 0) {
-          throw new UsageError('serve takes no arguments; configure it with environment variables (HOST, PORT, SOLANA_RPC_URL, …, see the README)');
-        }
-        // The server reads its configuration from the environment and runs until SIGTERM/SIGINT.
-        await import('@cinder/service');
-        return new Promise<number>(() => {});
       case 'wallets':
         if (parsed.rest.length > 0) throw new UsageError('wallets takes no positional arguments (use -n N)');
         if (values.hd !== undefined) return await hdWalletsCommand(commandContext(values, io, parsed.rest), positiveInteger(stringOption(values, 'n'), '-n'));

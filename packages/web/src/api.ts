@@ -1,26 +1,31 @@
 /**
  * The page's only way out: Cinder's own HTTP API, same origin. Request and answer types are the
- * service's route schemas (TypeBox `Static`), imported as types only: the page cannot drift from
- * what the server validates and answers.
+ * service's route schemas (TypeBox `Static`, gathered in src/api.ts), imported as types only: the
+ * page cannot drift from what the server validates and answers.
  */
-import type { Static } from 'typebox';
-import type { PreviewQuerySchema } from '@cinder/service';
-import type { PreviewSchema } from '@cinder/service';
-import type { PrepareReclaimRequestSchema, PrepareResponseSchema } from '@cinder/service';
-import type { RelayRequestSchema, RelayResponseSchema } from '@cinder/service';
-import type { TransactionStatusSchema } from '@cinder/service';
-import type { GenerateWalletsResponseSchema, generateWalletsQuerySchema } from '@cinder/service';
+import type {
+  GenerateWalletsQuery,
+  GenerateWalletsResponse,
+  PrepareReclaimRequest,
+  PrepareResponse,
+  ReclaimPreviewAccount,
+  ReclaimPreviewQuery,
+  ReclaimPreviewResponse,
+  RelayRequest as RelayRequestBody,
+  RelayResponse,
+  TransactionStatusResponse,
+} from '@cinder/service';
 
-export type Preview = Static<typeof PreviewSchema>;
-export type AccountPreview = Preview['accounts'][number];
-export type PreviewQuery = Static<typeof PreviewQuerySchema>;
-export type PrepareRequest = Static<typeof PrepareReclaimRequestSchema>;
-export type Prepared = Static<typeof PrepareResponseSchema>;
-export type RelayRequest = Static<typeof RelayRequestSchema>;
-export type Relayed = Static<typeof RelayResponseSchema>;
-export type TransactionStatus = Static<typeof TransactionStatusSchema>;
-export type GenerateQuery = Static<ReturnType<typeof generateWalletsQuerySchema>>;
-export type Generated = Static<typeof GenerateWalletsResponseSchema>;
+export type Preview = ReclaimPreviewResponse;
+export type AccountPreview = ReclaimPreviewAccount;
+export type PreviewQuery = ReclaimPreviewQuery;
+export type PrepareRequest = PrepareReclaimRequest;
+export type Prepared = PrepareResponse;
+export type RelayRequest = RelayRequestBody;
+export type Relayed = RelayResponse;
+export type TransactionStatus = TransactionStatusResponse;
+export type GenerateQuery = GenerateWalletsQuery;
+export type Generated = GenerateWalletsResponse;
 
 /** An answer that was not 2xx: the problem's `detail` is what the person reads. */
 export class ApiError extends Error {

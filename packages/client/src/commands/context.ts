@@ -1,13 +1,15 @@
 /**
- * What cli.ts hands to the commands that live in this directory (reclaim, relay, burn --unsigned):
- * its io, parsed options, client, key reader and retry loop, and the two error kinds its main()
+ * What cli.ts hands to the commands that live in this directory (reclaim, relay, burn --unsigned,
+ * derive): its io, parsed options, client (with the CLI's retry limits: the SDK's one retry policy,
+ * which says on standard error when it waits), and the two error kinds its main()
  * knows how to report (a usage error: exit 2; a failure: exit 1 or the code given). Passing them
  * in, rather than importing them from cli.ts, keeps the modules free of an import cycle.
  *
- * Also the small formatting and checking helpers those commands share.
+ * Also the small formatting and checking helpers every command shares, among them the one status →
+ * exit-code rule and the one status block.
  */
-import { createKeyPairSignerFromBytes, createKeyPairSignerFromPrivateKeyBytes, getBase58Encoder, isAddress } from '@solana/kit';
-import type { CinderClient } from '../index.js';
+import { getBase58Encoder, isAddress } from '@solana/kit';
+import type { CinderClient, OperationResult } from '../index.ts';
 
 export interface CommandIo {
   env: Record<string, string | undefined>;
@@ -20,11 +22,8 @@ export interface CommandContext {
   io: CommandIo;
   values: Record<string, unknown>;
   positionals: string[];
+  /** The SDK's client for --url / --api-key; its retries (429, 503, 409 REQUEST_IN_PROGRESS) are said on standard error. */
   client(): CinderClient;
-  /** The key of --key-file / --key-env, as the SDK takes it (never printed). */
-  readKey(): Promise<string | number[]>;
-  /** Runs a call, waiting out 429 / 503 / 409 REQUEST_IN_PROGRESS as the CLI does, saying so on stderr. */
-  patiently<T>(call: () => Promise<T>): Promise<T>;
   /** An error main() reports as a usage error (exit 2). */
   usage(message: string): Error;
   /** An error main() reports as a failure (exit 1, or the code given). */
@@ -49,9 +48,30 @@ export function stringOption(values: Record<string, unknown>, name: string): str
   return typeof value === 'string' ? value : undefined;
 }
 
-/** 0: done; 1: a transaction failed; 3: one is still pending (check again with cinder status). */
-export function exitForStatus(status: string): number {
-  return status === 'failed' ? EXIT_CODES.FAILED : status === 'pending' ? EXIT_CODES.PENDING : EXIT_CODES.OK;
+/**
+ * The one status → exit-code rule, for one result or many (a row of a summary, a wallet of a keys
+ * file): 1 when any failed (or met an error), else 3 when any is still pending (check again with
+ * cinder status), else 0 (done, or nothing to do).
+ */
+export function exitCodeFor(statuses: Iterable<string>): number {
+  const all = [...statuses];
+  if (all.some((s) => s === 'failed' || s === 'error')) return EXIT_CODES.FAILED;
+  if (all.some((s) => s === 'pending')) return EXIT_CODES.PENDING;
+  return EXIT_CODES.OK;
+}
+
+/**
+ * The one status block of an answer that sent transactions (burn, reclaim, relay): its status, first
+ * signature, every signature when there are several, what `extra` says, the server's message, and
+ * how to look again when it is pending.
+ */
+export function statusBlock(result: Pick<OperationResult<unknown>, 'status' | 'transactionId' | 'signatures' | 'message'>, extra: readonly string[] = []): string {
+  const lines = [`status: ${result.status}`, `transaction: ${result.transactionId}`];
+  if (result.signatures.length > 1) lines.push(`all transactions: ${result.signatures.join(' ')}`);
+  lines.push(...extra);
+  if (result.message) lines.push(result.message);
+  if (result.status === 'pending') lines.push(`Check it with: cinder status ${result.transactionId}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** "--priority-fee 0.000005": an amount of SOL with at most 9 decimals (lamport precision). */
@@ -95,14 +115,14 @@ export function addressOption(ctx: CommandContext, name: string, text: string): 
   throw ctx.usage(`${name} must be a base58 wallet address of 32 bytes`);
 }
 
-/** "--burn MINT,MINT": mint addresses, each checked (and never echoed when it is not one). */
-export function mintListOption(ctx: CommandContext): string[] | undefined {
-  const text = stringOption(ctx.values, 'burn');
+/** "--burn MINT,MINT" (or --mints): mint addresses, each checked (and never echoed when it is not one). */
+export function mintListOption(ctx: CommandContext, name = 'burn'): string[] | undefined {
+  const text = stringOption(ctx.values, name);
   if (text === undefined) return undefined;
   const mints = text.split(',').map((m) => m.trim()).filter((m) => m !== '');
-  if (mints.length === 0) throw ctx.usage('--burn takes mint addresses separated by commas, e.g. --burn MINT1,MINT2');
+  if (mints.length === 0) throw ctx.usage(`--${name} takes mint addresses separated by commas, e.g. --${name} MINT1,MINT2`);
   mints.forEach((mint, i) => {
-    if (!isAddress(mint)) throw ctx.usage(`--burn: item ${i + 1} is not a base58 mint address of 32 bytes`);
+    if (!isAddress(mint)) throw ctx.usage(`--${name}: item ${i + 1} is not a base58 mint address of 32 bytes`);
   });
   return mints;
 }
@@ -112,32 +132,6 @@ export function feePayerOption(ctx: CommandContext): 'owner' | 'sponsor' | undef
   if (feePayer === undefined) return undefined;
   if (feePayer !== 'owner' && feePayer !== 'sponsor') throw ctx.usage('--fee-payer must be owner or sponsor');
   return feePayer;
-}
-
-/**
- * The wallet address of a key in one of the formats the server accepts (base58 of the 64-byte
- * secret key or of the 32-byte seed, or the 64 numbers of a solana-keygen file), derived here so
- * that a preview can be shown before the key is sent anywhere. null when the text is not such a
- * key (a 64-byte key whose halves do not match included): the caller says so without the key.
- */
-export async function addressOfKey(key: string | readonly number[]): Promise<string | null> {
-  let bytes: Uint8Array;
-  try {
-    bytes = typeof key === 'string' ? Uint8Array.from(getBase58Encoder().encode(key.trim())) : Uint8Array.from(key);
-  } catch {
-    return null;
-  }
-  try {
-    if (typeof key !== 'string' && !key.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return null;
-    // kit checks that the public half of a 64-byte key belongs to its seed.
-    if (bytes.length === 64) return (await createKeyPairSignerFromBytes(bytes)).address;
-    if (bytes.length === 32) return (await createKeyPairSignerFromPrivateKeyBytes(bytes)).address;
-    return null;
-  } catch {
-    return null;
-  } finally {
-    bytes.fill(0);
-  }
 }
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;

@@ -2,26 +2,18 @@
  * Wallets from one seed phrase, made on this machine (issue 21): the phrase is never sent anywhere.
  *   cinder wallets --hd 12|24 -n N          a new phrase and N wallets at m/44'/501'/i'/0'
  *   cinder derive --mnemonic-file F --count N [--from I] [--scheme phantom|ledger-live|keygen]
- * The derivation is src/wallets/mnemonic.ts (node:crypto and @scure/bip39 only: the server's
- * workers use the same code, and nothing here loads the server); the ed25519 public key comes from
- * node:crypto (OpenSSL). The phrase is never printed by `derive`, nor echoed in an error.
+ * BIP39 is @scure/bip39 and SLIP-0010 is micro-key-producer's (the client loads no server code);
+ * the ed25519 public key comes from node:crypto (OpenSSL), base58 from kit. test/cli/derive.test.ts
+ * checks the addresses against a reference SLIP-0010 written from the specification and the
+ * published vectors. The phrase is never printed by `derive`, nor echoed in an error.
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { validateMnemonic } from '@scure/bip39';
+import { getBase58Decoder } from '@solana/kit';
+import { generateMnemonic, mnemonicToSeed, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { base58Encode } from '@cinder/service';
-import {
-  accountPath,
-  accountSeedInto,
-  generateMnemonic,
-  MAX_ACCOUNT_INDEX,
-  mnemonicToSeed,
-  solanaParentNode,
-  type DerivationScheme,
-  type MnemonicWords,
-} from '@cinder/service';
+import { HDKey } from 'micro-key-producer/slip10.js';
 import { EXIT_CODES, quotedUnlessKey, stringOption, write, type CommandContext } from './context.ts';
 
 export const DERIVE_HELP = `  derive --mnemonic-file FILE --count N
@@ -35,7 +27,22 @@ export const DERIVE_HELP = `  derive --mnemonic-file FILE --count N
                                csv: address,privateKey,path lines; --out: a new file of mode 0600
 `;
 
+/**
+ * How a wallet app turns one phrase into many wallets:
+ * - phantom: m/44'/501'/i'/0' (Phantom, Solflare, Backpack; the API's `hd=`);
+ * - ledger-live: m/44'/501'/i' (Ledger Live);
+ * - keygen: no path: the BIP39 seed's first 32 bytes are the ed25519 seed, one wallet (`solana-keygen recover`).
+ */
+type DerivationScheme = 'phantom' | 'ledger-live' | 'keygen';
 const SCHEMES: readonly DerivationScheme[] = ['phantom', 'ledger-live', 'keygen'];
+const HARDENED = 0x80000000;
+/** Account indexes are hardened 31-bit numbers: i < 2^31. */
+const MAX_ACCOUNT_INDEX = HARDENED - 1;
+const base58 = getBase58Decoder();
+
+function accountPath(scheme: Exclude<DerivationScheme, 'keygen'>, i: number): string {
+  return scheme === 'phantom' ? `m/44'/501'/${i}'/0'` : `m/44'/501'/${i}'`;
+}
 /** PKCS#8 DER of an ed25519 private key, up to the 32-byte seed. */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 /** Wallets between two updates of the progress bar. */
@@ -56,7 +63,7 @@ function keypairOfSeed(seed32: Uint8Array, path: string | undefined): DerivedKey
   const secret = new Uint8Array(64);
   secret.set(seed32);
   secret.set(publicKey, 32);
-  const keypair = { address: base58Encode(publicKey), privateKey: base58Encode(secret), ...(path === undefined ? {} : { path }) };
+  const keypair = { address: base58.decode(publicKey), privateKey: base58.decode(secret), ...(path === undefined ? {} : { path }) };
   der.fill(0);
   secret.fill(0);
   seed32.fill(0);
@@ -75,12 +82,16 @@ async function deriveKeypairs(
   const keypairs: DerivedKeypair[] = [];
   try {
     if (scheme === 'keygen') return [keypairOfSeed(seed.subarray(0, 32), undefined)];
-    const parent = solanaParentNode(seed);
-    const seed32 = new Uint8Array(32);
+    // m/44'/501' once; each account is one or two hardened steps below it.
+    const parent = HDKey.fromMasterSeed(seed).derive("m/44'/501'");
     try {
       for (let i = from; i < from + count; i++) {
-        accountSeedInto(parent, scheme, i, seed32);
-        keypairs.push(keypairOfSeed(seed32, accountPath(scheme, i)));
+        const account = parent.deriveChild(i + HARDENED);
+        const node = scheme === 'phantom' ? account.deriveChild(HARDENED) : account;
+        keypairs.push(keypairOfSeed(node.privateKey, accountPath(scheme, i)));
+        account.privateKey.fill(0);
+        account.chainCode.fill(0);
+        node.chainCode.fill(0);
         if (keypairs.length % PROGRESS_EVERY === 0) {
           onProgress(keypairs.length);
           // Let the terminal's progress bar draw.
@@ -88,7 +99,8 @@ async function deriveKeypairs(
         }
       }
     } finally {
-      parent.fill(0);
+      parent.privateKey.fill(0);
+      parent.chainCode.fill(0);
     }
     return keypairs;
   } finally {
@@ -194,7 +206,7 @@ export async function hdWalletsCommand(ctx: CommandContext, n: number): Promise<
   // The phrase must stay with the wallets it restores: JSON only.
   if ((stringOption(ctx.values, 'format') ?? 'json') !== 'json') throw ctx.usage('--hd writes JSON ({"mnemonic":…,"wallets":[…],"keypairs":[…]}), so that the phrase stays with its wallets');
   if (n - 1 > MAX_ACCOUNT_INDEX) throw ctx.usage(`-n must be at most ${MAX_ACCOUNT_INDEX + 1} with --hd`);
-  const mnemonic = generateMnemonic(Number(wordsText) as MnemonicWords);
+  const mnemonic = generateMnemonic(wordlist, wordsText === '12' ? 128 : 256);
   const progress = await ctx.progress(n, 'wallets');
   try {
     const keypairs = await deriveKeypairs(mnemonic, 'phantom', 0, n, (done) => progress.update(done));

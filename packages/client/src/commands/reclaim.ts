@@ -16,22 +16,24 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { getBase58Encoder } from '@solana/kit';
-import { CinderApiError, type ReclaimPreview, type ReclaimResult } from '../index.js';
+import { CinderApiError, type ReclaimPreview, type ReclaimResult } from '../index.ts';
 import {
-  addressOfKey,
   addressOption,
   EXIT_CODES,
-  exitForStatus,
+  exitCodeFor,
   feePayerOption,
   mintListOption,
   priorityFeeOption,
   quotedUnlessKey,
   sol,
   stringOption,
+  statusBlock,
   table,
   write,
   type CommandContext,
 } from './context.ts';
+import { addressOfKey, parseKeyText, readKey, type KeyText } from './keys.ts';
+import { reclaimManyCommand } from './reclaimMany.ts';
 
 const ACTIONS = ['close', 'burn_and_close', 'unwrap', 'withdraw_excess', 'keep', 'skip'] as const;
 
@@ -82,20 +84,8 @@ export function formatPreview(preview: ReclaimPreview): string {
   lines.push(`reclaim: ${sol(s.reclaimLamports)} SOL${BigInt(s.excessLamports) > 0n ? ` + excess ${sol(s.excessLamports)} SOL` : ''}`);
   lines.push(`fees: ${sol(s.feeLamports)} SOL${s.sponsored ? ' (paid by the service\'s fee sponsor and repaid from the reclaimed rent in the same transactions)' : ''}`);
   lines.push(`net: ${sol(s.netLamports, true)} SOL`);
-  const problem = problemOf(preview);
-  if (problem) lines.push(`warning: ${problem.code}: ${problem.detail}`);
+  if (s.problem) lines.push(`warning: ${s.problem.code}: ${s.problem.detail}`);
   return `${lines.join('\n')}\n`;
-}
-
-/** What the preview says stands in the way of the reclaim (fees above the reclaim, too little SOL…), when it says so. */
-function problemOf(preview: ReclaimPreview): { code: string; detail: string } | null {
-  for (const candidate of [preview.problem, preview.summary.problem]) {
-    if (typeof candidate === 'object' && candidate !== null && typeof (candidate as { code?: unknown }).code === 'string') {
-      const { code, detail } = candidate as { code: string; detail?: unknown };
-      return { code, detail: typeof detail === 'string' ? detail : '' };
-    }
-  }
-  return null;
 }
 
 /** A transaction of an answer: a reclaim's report, or a relay's (which knows no closed accounts or fees). */
@@ -123,18 +113,17 @@ export function formatTransactions(result: { details: { transactions?: readonly 
 }
 
 function formatResult(result: ReclaimResult): string {
-  const lines = [`status: ${result.status}`, `transaction: ${result.transactionId}`];
-  if (result.signatures.length > 1) lines.push(`all transactions: ${result.signatures.join(' ')}`);
   const d = result.details;
-  if (d) {
-    lines.push(
-      `closed ${d.closedAccounts.length} account${d.closedAccounts.length === 1 ? '' : 's'}; reclaimed ${sol(d.reclaimedLamports)} SOL` +
-        `${BigInt(d.excessWithdrawnLamports ?? '0') > 0n ? ` + excess ${sol(d.excessWithdrawnLamports)} SOL` : ''}; fees ${sol(d.feeLamports)} SOL; net ${sol(d.netLamports, true)} SOL`,
-    );
-  }
-  if (result.message) lines.push(result.message);
-  if (result.status === 'pending') lines.push(`Check it with: cinder status ${result.transactionId}`);
-  return `${lines.join('\n')}\n`;
+  const excess = d && BigInt(d.excessWithdrawnLamports) > 0n ? ` + excess ${sol(d.excessWithdrawnLamports)} SOL` : '';
+  return statusBlock(
+    result,
+    d
+      ? [
+          `closed ${d.closedAccounts.length} account${d.closedAccounts.length === 1 ? '' : 's'}; reclaimed ${sol(d.reclaimedLamports)} SOL${excess}; ` +
+            `fees ${sol(d.feeLamports)} SOL; net ${sol(d.netLamports, true)} SOL`,
+        ]
+      : [],
+  );
 }
 
 const SENDING_ACTIONS = new Set(['close', 'burn_and_close', 'unwrap', 'withdraw_excess']);
@@ -157,8 +146,15 @@ export async function reclaimCommand(ctx: CommandContext): Promise<number> {
     if (ownerText === undefined) throw ctx.usage('--unsigned needs --owner ADDRESS');
     return prepare(ctx, addressOption(ctx, '--owner', ownerText));
   }
+  if (keysFile !== undefined && (values['fee-payer'] !== undefined || values.destination !== undefined)) {
+    if (hasKey || ownerText !== undefined) throw ctx.usage('--keys-file reads the wallets from the file: give no --owner, --key-file or --key-env with it');
+    return reclaimManyCommand(ctx, keysFile, await keysOf(ctx, keysFile));
+  }
+  for (const option of ['destination', 'mints', 'state']) {
+    if (values[option] !== undefined) throw ctx.usage(`--${option} goes with --keys-file FILE --fee-payer KEYFILE --destination ADDRESS`);
+  }
   if (values['fee-payer'] !== undefined) {
-    throw ctx.usage('--fee-payer goes with --unsigned; a keyed reclaim is sponsored by the server when the owner cannot pay');
+    throw ctx.usage('--fee-payer goes with --unsigned, or with --keys-file and --destination; a keyed reclaim is sponsored by the server when the owner cannot pay');
   }
   if (keysFile !== undefined) {
     if (hasKey || ownerText !== undefined) throw ctx.usage('--keys-file reads the wallets from the file: give no --owner, --key-file or --key-env with it');
@@ -176,7 +172,7 @@ export async function reclaimCommand(ctx: CommandContext): Promise<number> {
 async function previewOnly(ctx: CommandContext, owner: string): Promise<number> {
   const options = optionsOf(ctx);
   const client = ctx.client();
-  const preview = await ctx.patiently(() => client.previewReclaim({ owner, ...options }));
+  const preview = await client.previewReclaim({ owner, ...options });
   if (ctx.values.json) await write(ctx.io.stdout, `${JSON.stringify(preview, null, 2)}\n`);
   else {
     await write(ctx.io.stdout, formatPreview(preview));
@@ -189,7 +185,7 @@ async function previewOnly(ctx: CommandContext, owner: string): Promise<number> 
 
 async function reclaimOne(ctx: CommandContext, ownerText: string | undefined): Promise<number> {
   const options = optionsOf(ctx);
-  const key = await ctx.readKey();
+  const key = await readKey(ctx);
   const owner = await addressOfKey(key);
   if (owner === null) {
     throw ctx.fail('the key is not a base58 secret key (64 bytes) or seed (32 bytes), nor a solana-keygen array of 64 numbers whose halves match');
@@ -198,7 +194,7 @@ async function reclaimOne(ctx: CommandContext, ownerText: string | undefined): P
     throw ctx.usage(`the key belongs to ${owner}, not to --owner ${ownerText}`);
   }
   const client = ctx.client();
-  const preview = await ctx.patiently(() => client.previewReclaim({ owner, ...options }));
+  const preview = await client.previewReclaim({ owner, ...options });
   const json = ctx.values.json === true;
   if (!json) await write(ctx.io.stdout, formatPreview(preview));
   if (!hasWork(preview)) {
@@ -214,9 +210,8 @@ async function reclaimOne(ctx: CommandContext, ownerText: string | undefined): P
   }
   // One Idempotency-Key for every attempt, so that a retry can never reclaim twice.
   const idempotencyKey = stringOption(ctx.values, 'idempotency-key') ?? randomUUID();
-  const call = () => client.reclaimRent({ userPrivateKey: key, ...options, allowNetLoss: ctx.values['allow-net-loss'] === true ? true : undefined, idempotencyKey });
-  // `--idempotency-key ''` sends none (SDK): then nothing makes a retry safe, so there is none (as for burn).
-  const result = idempotencyKey === '' ? await call() : await ctx.patiently(call);
+  // `--idempotency-key ''` sends none (SDK): then nothing makes a retry safe, and the SDK makes none (as for burn).
+  const result = await client.reclaimRent({ userPrivateKey: key, ...options, allowNetLoss: ctx.values['allow-net-loss'] === true ? true : undefined, idempotencyKey });
   if (json) {
     await write(ctx.io.stdout, `${JSON.stringify({ preview, result }, null, 2)}\n`);
   } else {
@@ -225,7 +220,7 @@ async function reclaimOne(ctx: CommandContext, ownerText: string | undefined): P
       await write(ctx.io.stdout, `note: the net differs from the preview's (${sol(preview.summary.netLamports, true)} SOL): the wallet changed in between.\n`);
     }
   }
-  return exitForStatus(result.status);
+  return exitCodeFor([result.status]);
 }
 
 async function prepare(ctx: CommandContext, owner: string): Promise<number> {
@@ -233,7 +228,7 @@ async function prepare(ctx: CommandContext, owner: string): Promise<number> {
   const feePayer = feePayerOption(ctx);
   const client = ctx.client();
   const allowNetLoss = ctx.values['allow-net-loss'] === true ? true : undefined;
-  const prepared = await ctx.patiently(() => client.prepareReclaim({ owner, ...options, allowNetLoss, ...(feePayer ? { feePayer } : {}) }));
+  const prepared = await client.prepareReclaim({ owner, ...options, allowNetLoss, ...(feePayer ? { feePayer } : {}) });
   await write(ctx.io.stdout, `${JSON.stringify(prepared, null, 2)}\n`);
   await write(ctx.io.stderr, preparedNote(prepared.transactions.length, owner, prepared.lastValidBlockHeight));
   return EXIT_CODES.OK;
@@ -265,7 +260,7 @@ interface WalletRow {
  * of a solana-keygen file (relative to the keys file). Blank lines and lines starting with # are
  * skipped. A line that is none of these is reported by its number, never by its text.
  */
-async function keysOf(ctx: CommandContext, file: string): Promise<{ line: number; key: string | number[] | null; why: string }[]> {
+async function keysOf(ctx: CommandContext, file: string): Promise<{ line: number; key: KeyText | null; why: string }[]> {
   const path = resolve(ctx.io.cwd, file);
   let text: string;
   try {
@@ -273,7 +268,7 @@ async function keysOf(ctx: CommandContext, file: string): Promise<{ line: number
   } catch (error) {
     throw ctx.fail(`cannot read the keys file ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  const entries: { line: number; key: string | number[] | null; why: string }[] = [];
+  const entries: { line: number; key: KeyText | null; why: string }[] = [];
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
@@ -282,20 +277,7 @@ async function keysOf(ctx: CommandContext, file: string): Promise<{ line: number
   return entries;
 }
 
-function parseKeyText(text: string): string | number[] | null {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('[')) {
-    try {
-      const bytes = JSON.parse(trimmed) as unknown;
-      return Array.isArray(bytes) && bytes.every((b) => typeof b === 'number') ? (bytes as number[]) : null;
-    } catch {
-      return null;
-    }
-  }
-  return trimmed;
-}
-
-async function keyOfLine(line: string, base: string): Promise<{ key: string | number[] | null; why: string }> {
+async function keyOfLine(line: string, base: string): Promise<{ key: KeyText | null; why: string }> {
   let size = 0;
   try {
     size = getBase58Encoder().encode(line).length;
@@ -330,15 +312,14 @@ async function reclaimMany(ctx: CommandContext, file: string): Promise<number> {
     }
     const prefix = `[${i + 1}/${entries.length}] ${owner} `;
     try {
-      const preview = await ctx.patiently(() => client.previewReclaim({ owner, ...options }));
+      const preview = await client.previewReclaim({ owner, ...options });
       const s = preview.summary;
       if (!hasWork(preview)) {
-        rows.push({ wallet: owner, status: 'nothing', ...empty, note: problemOf(preview)?.code ?? 'nothing to reclaim' });
+        rows.push({ wallet: owner, status: 'nothing', ...empty, note: preview.summary.problem?.code ?? 'nothing to reclaim' });
         await out(`${prefix}nothing to reclaim\n`);
         continue;
       }
       if (!yes) {
-        const problem = problemOf(preview);
         rows.push({
           wallet: owner,
           status: 'preview',
@@ -347,14 +328,12 @@ async function reclaimMany(ctx: CommandContext, file: string): Promise<number> {
           reclaimed: BigInt(s.reclaimLamports) + BigInt(s.excessLamports),
           fees: BigInt(s.feeLamports),
           net: BigInt(s.netLamports),
-          note: problem?.code ?? '',
+          note: s.problem?.code ?? '',
         });
         await out(`${prefix}preview: ${s.transactions} transaction${s.transactions === 1 ? '' : 's'}, net ${sol(s.netLamports, true)} SOL\n`);
         continue;
       }
-      const result = await ctx.patiently(() =>
-        client.reclaimRent({ userPrivateKey: entry.key!, ...options, allowNetLoss, idempotencyKey: randomUUID() }),
-      );
+      const result = await client.reclaimRent({ userPrivateKey: entry.key!, ...options, allowNetLoss, idempotencyKey: randomUUID() });
       await out(formatTransactions(result, prefix));
       const d = result.details;
       rows.push({
@@ -387,7 +366,5 @@ async function reclaimMany(ctx: CommandContext, file: string): Promise<number> {
       await write(ctx.io.stdout, 'Nothing was sent. To reclaim these wallets, run the same command with --yes.\n');
     }
   }
-  if (rows.some((r) => r.status === 'failed' || r.status === 'error')) return EXIT_CODES.FAILED;
-  if (rows.some((r) => r.status === 'pending')) return EXIT_CODES.PENDING;
-  return EXIT_CODES.OK;
+  return exitCodeFor(rows.map((r) => r.status));
 }

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text as readStream } from 'node:stream/consumers';
-import { addressOption, EXIT_CODES, quotedUnlessKey, exitForStatus, feePayerOption, priorityFeeOption, stringOption, write, type CommandContext } from './context.ts';
+import { addressOption, EXIT_CODES, exitCodeFor, feePayerOption, priorityFeeOption, quotedUnlessKey, statusBlock, stringOption, write, type CommandContext } from './context.ts';
 import { formatTransactions, preparedNote } from './reclaim.ts';
 
 export const RELAY_HELP = `  burn --owner ADDRESS --mint MINT --priority-fee SOL --unsigned [--fee-payer owner|sponsor]
@@ -35,7 +35,7 @@ export async function prepareBurnCommand(ctx: CommandContext): Promise<number> {
   const priorityFee = priorityFeeOption(ctx);
   const feePayer = feePayerOption(ctx);
   const client = ctx.client();
-  const prepared = await ctx.patiently(() => client.prepareBurn({ owner, mint, priorityFee, ...(feePayer ? { feePayer } : {}) }));
+  const prepared = await client.prepareBurn({ owner, mint, priorityFee, ...(feePayer ? { feePayer } : {}) });
   await write(ctx.io.stdout, `${JSON.stringify(prepared, null, 2)}\n`);
   await write(ctx.io.stderr, preparedNote(prepared.transactions.length, owner, prepared.lastValidBlockHeight));
   return EXIT_CODES.OK;
@@ -72,15 +72,11 @@ export async function relayCommand(ctx: CommandContext): Promise<number> {
   const name = file === '-' ? 'standard input' : quotedUnlessKey(file);
   const request = relayRequestOf(ctx, name, text);
   const client = ctx.client();
-  const result = await ctx.patiently(() => client.relay(request));
+  const result = await client.relay(request);
   if (ctx.values.json) {
     await write(ctx.io.stdout, `${JSON.stringify(result, null, 2)}\n`);
   } else {
-    const lines = [`status: ${result.status}`, `transaction: ${result.transactionId}`];
-    if (result.signatures.length > 1) lines.push(`all transactions: ${result.signatures.join(' ')}`);
-    if (result.message) lines.push(result.message);
-    if (result.status === 'pending') lines.push(`Check it with: cinder status ${result.transactionId}`);
-    await write(ctx.io.stdout, formatTransactions(result) + `${lines.join('\n')}\n`);
+    await write(ctx.io.stdout, formatTransactions(result) + statusBlock(result));
   }
-  return exitForStatus(result.status);
+  return exitCodeFor([result.status]);
 }

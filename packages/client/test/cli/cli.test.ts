@@ -1,11 +1,11 @@
 /**
  * The `cinder` binary (bin/cinder.js, run as a program) against the real app and the embedded
  * local chain: wallets in every format, split into requests the server accepts, a progress bar on
- * a terminal, burns with the key from a file or a variable, status, every error path's message and
- * exit code, and `cinder serve`.
+ * a terminal, burns with the key from a file or a variable, status, and every error path's message
+ * and exit code. There is no `cinder serve`: the CLI is a client and loads no server code.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -21,7 +21,8 @@ describe('cinder (usage)', () => {
     const help = await cinder(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: cinder <command>/);
-    for (const command of ['serve', 'wallets -n N', 'burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)', 'status SIGNATURE']) {
+    assert.doesNotMatch(help.stdout, /\bserve\b/, 'the client does not start the service');
+    for (const command of ['wallets -n N', 'burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)', 'status SIGNATURE']) {
       assert.ok(help.stdout.includes(command), command);
     }
     const version = await cinder(['--version']);
@@ -46,7 +47,7 @@ describe('cinder (usage)', () => {
       [['burn', '--mint', 'M', '--priority-fee', '0'], /^cinder: give the key with exactly one of --key-file PATH or --key-env VAR/],
       [['burn', '--mint', 'M', '--priority-fee', '0', '--key-file', 'a', '--key-env', 'B'], /exactly one of/],
       [['burn', '--mint', 'M', '--priority-fee', '0', '--key-env', 'NOT_SET_ANYWHERE'], /^cinder: the environment variable NOT_SET_ANYWHERE is not set/],
-      [['serve', '--port', '1'], /^cinder: --port|^cinder: Unknown option '--port'/],
+      [['serve'], /^cinder: unknown command "serve"/],
       [['--url', 'ftp://example.com', 'status', 'x'], /^cinder: --url: baseUrl must be an http: or https: URL/],
     ];
     for (const [args, message] of cases) {
@@ -258,39 +259,5 @@ describe('cinder burn and cinder status', () => {
     } finally {
       await formB.close();
     }
-  });
-});
-
-describe('cinder serve', () => {
-  it('starts the server as npm start does, and stops on SIGTERM', { timeout: 90_000 }, async () => {
-    const child = spawn(BIN, ['serve'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH!, HOME: dir, PORT: '0', LOCALNET_PORT: '0', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      const served = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "listening" line: ${output}`)), 60_000);
-        child.stdout.on('data', () => {
-          const match = /Cinder listening on (http:\/\/\S+)/.exec(output);
-          if (match && /Local Solana chain: RPC/.test(output)) {
-            clearTimeout(timer);
-            resolve(match[1]!);
-          }
-        });
-        void exited.then(() => reject(new Error(`exited: ${output}`)));
-      });
-      const wallets = await cinder(['wallets', '-n', '2', '--url', served]);
-      assert.equal(wallets.code, 0, wallets.stderr);
-      assert.equal((JSON.parse(wallets.stdout) as { wallets: string[] }).wallets.length, 2);
-      assert.equal((await fetch(`${served}/openapi.json`)).status, 200);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    assert.equal(await exited, 0, output);
   });
 });

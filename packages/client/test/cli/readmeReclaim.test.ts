@@ -1,7 +1,7 @@
 /**
  * Runs every example of the "Reclaim a whole wallet, and keyless use, from the SDK and the CLI"
  * section of docs/sdk-and-cli.md (the README's, before the README moved it there), as written, against the real app and a wallet on the embedded chain: the SDK
- * scripts with plain `node` (importing `cinder/client` and `@solana/kit` as an installed project
+ * scripts with plain `node` (importing `@cinder/client` and `@solana/kit` as an installed project
  * would), and each shell block with `cinder` on the PATH. Only the server address is substituted,
  * and the comment line where the wallet signs is replaced by a signer with @solana/kit
  * (test/cli/walletSign.ts). Afterwards the chain must show what each example says it does.
@@ -32,13 +32,13 @@ let bin: string;
 before(async () => {
   t = await createTestApp();
   url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  // Inside the checkout, so that `cinder/client` (the package's self-reference) and `@solana/kit`
+  // Inside the checkout, so that `@cinder/client` (built by npm test before the tests run) and `@solana/kit`
   // resolve for the scripts as they do in a project that installed both.
   await mkdir(join(ROOT, 'test-output'), { recursive: true });
   work = await mkdtemp(join(ROOT, 'test-output', 'readme-reclaim-'));
   bin = join(work, 'bin');
   await mkdir(bin);
-  await symlink(join(ROOT, 'bin', 'cinder.js'), join(bin, 'cinder'));
+  await symlink(join(ROOT, 'packages', 'client', 'bin', 'cinder.js'), join(bin, 'cinder'));
 });
 after(async () => {
   await t.close();

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { CinderApiError, createCinderClient, normaliseBurnResult, parseRetryAfter, type CinderClient } from '../../src/index.js';
+import { CinderApiError, createCinderClient, normaliseBurnResult, parseRetryAfter, type CinderClient } from '../../src/index.ts';
 import { FORM_B_TX_HASH, startFormBServer, type FormBServer } from './formBServer.ts';
 
 const KEY = '4wBqpZM9xaSheZzJSMawUKKwhdpChKbZ5eu5ky4Vigw9QbmAgf2Ckg4VdPFBJwEGEbjzm1C8yhbCXBtwQyGPxJKb';

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { CinderApiError, createCinderClient, type CinderClient } from '../../src/index.js';
+import { CinderApiError, createCinderClient, type CinderClient } from '../../src/index.ts';
 import { createTestApp, type TestApp } from '@cinder/testkit';
 import { createAta, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
 import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from './reclaimFixture.ts';

@@ -27,7 +27,7 @@ import {
 } from './operationSchemas.ts';
 import { chooseForm, eitherForm, manyOwnersBodyLimit, prepareManyHandler, prepareManyRequestSchema, PrepareManyResponseSchema, type ReclaimManyRouteDeps } from './reclaimMany.ts';
 
-const PrepareBurnRequestSchema = Type.Object(
+export const PrepareBurnRequestSchema = Type.Object(
   {
     mint: Type.String({ description: 'Mint address (base58) of the token to burn' }),
     owner: OwnerField,

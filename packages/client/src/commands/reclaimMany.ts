@@ -1,0 +1,344 @@
+/**
+ * `cinder reclaim --keys-file F --fee-payer K --destination A` (issue 21 §3): every wallet of the keys
+ * file reclaimed in one job, the fee payer K paying every fee, every rent going to A. Keyless: the
+ * service prepares the transactions (POST /api/reclaim_rent/prepare with `owners`), this command
+ * checks and signs them here with the owners' keys and the fee payer's, and relays them
+ * (POST /api/transactions). The keys never leave this machine and are never printed.
+ *
+ * Resumable without paying twice: a state file (no key in it: addresses, signatures and the signed
+ * transactions, which are public once sent) records each transaction before it is relayed and its
+ * outcome after. A run first settles every recorded transaction whose outcome is unknown: it waits
+ * until the service says it landed or can no longer land, and a transaction the service has no
+ * record of is relayed again, the same signed bytes (a copy still on its way, from the interrupted
+ * run, has the same signature: at most one of them lands). Only then does it prepare again, for the
+ * owners not yet done: the service plans from the chain, so what landed is not in the new plan, and
+ * nothing new is sent while an earlier transaction for the same accounts could still land (which
+ * would fail and still cost its fee).
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  type KeyPairSigner,
+  type Transaction,
+} from '@solana/kit';
+import { CinderApiError, type CinderClient, type PrepareReclaimManyResponse } from '../index.ts';
+import {
+  addressOption,
+  EXIT_CODES,
+  exitCodeFor,
+  mintListOption,
+  priorityFeeOption,
+  quotedUnlessKey,
+  sol,
+  stringOption,
+  table,
+  write,
+  type CommandContext,
+} from './context.ts';
+import { readKey, signerOfKey, type KeyText } from './keys.ts';
+
+export const RECLAIM_MANY_HELP = `  reclaim --keys-file FILE --fee-payer KEYFILE --destination ADDRESS
+                             Every wallet of FILE in one job: the fee payer (a key file) pays every fee, and every
+                             account's rent goes to ADDRESS (wallets with 0 SOL are fine). Without --yes: the
+                             preview. With --yes: prepared by the server, signed here (keys never leave this
+                             machine), relayed; an interrupted run resumes where it stopped, never paying twice
+      [--mints MINT,...]       also burn the balances of these mints and close their accounts
+      [--priority-fee SOL] [--allow-net-loss] [--json]
+      [--state FILE]           where the job's progress is kept (default: FILE.reclaim-state.json; no key in it)
+`;
+
+const TOKEN_PROGRAMS = new Set(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']);
+const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
+/** SPL Token instructions (the same in Token-2022) a reclaim may hold: Burn, CloseAccount, BurnChecked. */
+const BURN = 8;
+const CLOSE_ACCOUNT = 9;
+const BURN_CHECKED = 15;
+/** How often an unsettled transaction's status is asked again. */
+const SETTLE_POLL_MS = 2_000;
+
+type Outcome = 'sent' | 'success' | 'failed' | 'pending' | 'dropped';
+
+interface StateTransaction {
+  signature: string;
+  owners: string[];
+  closedAccounts: string[];
+  feeLamports: string;
+  /** The signed transaction (base64) and its relayToken: what a resumed run relays again when the service never received it. */
+  wire: string;
+  relayToken: string;
+  /** After this block height it can no longer land. */
+  lastValidBlockHeight: string;
+  /** `sent`: recorded before the relay, outcome not known yet; `dropped`: it can no longer land (the service refused it, or its blockhash expired). */
+  status: Outcome;
+}
+
+interface JobState {
+  version: 1;
+  feePayer: string;
+  destination: string;
+  transactions: StateTransaction[];
+}
+
+const isSettled = (status: Outcome) => status === 'success' || status === 'failed' || status === 'dropped';
+
+async function loadState(ctx: CommandContext, path: string, feePayer: string, destination: string): Promise<JobState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, feePayer, destination, transactions: [] };
+    throw ctx.fail(`cannot read the state file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  let state: JobState;
+  try {
+    state = JSON.parse(text) as JobState;
+  } catch {
+    throw ctx.fail(`the state file ${path} is not JSON; move it away to start a new job`);
+  }
+  if (state.version !== 1 || !Array.isArray(state.transactions)) throw ctx.fail(`the state file ${path} is not one cinder wrote; move it away to start a new job`);
+  if (state.feePayer !== feePayer || state.destination !== destination) {
+    throw ctx.fail(`the state file ${path} is of a job with another fee payer or destination (${state.feePayer} → ${state.destination}); give another --state`);
+  }
+  return state;
+}
+
+/** Written whole to a new file then renamed over the old one: an interruption leaves one or the other, never half. */
+async function saveState(path: string, state: JobState): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, path);
+}
+
+/**
+ * Waits until the service knows the outcome of a transaction: landed (success / failed), or no
+ * longer able to land (failed: its blockhash expired). One the service has no record of (never
+ * received, or still on its way from an interrupted run) is relayed again, the same signed bytes:
+ * whichever copy arrives first is the only one that can land. A copy the service refuses (its
+ * relayToken expired, which happens after its blockhash did; a rule it breaks) cannot land either:
+ * `dropped`.
+ */
+async function settle(client: CinderClient, record: StateTransaction): Promise<Outcome> {
+  for (;;) {
+    let status: string;
+    try {
+      ({ status } = await client.getTransaction(record.signature));
+    } catch (error) {
+      if (!(error instanceof CinderApiError && error.code === 'TRANSACTION_NOT_FOUND')) throw error;
+      try {
+        const relayed = await client.relay({ transactions: [record.wire], relayToken: record.relayToken });
+        status = relayed.details?.transactions[0]?.status ?? relayed.status;
+      } catch (refusal) {
+        if (refusal instanceof CinderApiError && refusal.status === 400) return 'dropped';
+        throw refusal;
+      }
+    }
+    if (status === 'success' || status === 'failed') return status;
+    await sleep(SETTLE_POLL_MS);
+  }
+}
+
+/**
+ * Checks a prepared transaction before any key signs it: its fee payer is ours, it asks for no
+ * signature but the fee payer's and the owners', and it holds nothing but compute-budget
+ * instructions, burns of the mints asked for, and closes that pay the destination. A service that
+ * sent anything else (a transfer from the fee payer, a close to another address) is refused.
+ */
+export function checkTransaction(
+  ctx: CommandContext,
+  index: number,
+  messageBytes: Transaction['messageBytes'],
+  expected: { feePayer: string; destination: string; owners: ReadonlySet<string>; mints: ReadonlySet<string> },
+): void {
+  const refuse = (why: string) => ctx.fail(`prepared transaction ${index + 1} was not signed: ${why}`);
+  const message = getCompiledTransactionMessageDecoder().decode(messageBytes);
+  const accounts = message.staticAccounts as readonly string[];
+  if (!('instructions' in message)) throw refuse(`its message is of version ${String(message.version)}, which this command does not read`);
+  if (accounts[0] !== expected.feePayer) throw refuse(`its fee payer is ${accounts[0]}, not ${expected.feePayer}`);
+  if ('addressTableLookups' in message && (message.addressTableLookups?.length ?? 0) > 0) throw refuse('it uses address lookup tables');
+  for (const signer of accounts.slice(1, message.header.numSignerAccounts)) {
+    if (!expected.owners.has(signer)) throw refuse(`it asks ${signer} to sign, which is not a wallet of the keys file`);
+  }
+  for (const instruction of message.instructions) {
+    const program = accounts[instruction.programAddressIndex];
+    const data = instruction.data ?? new Uint8Array();
+    const at = (i: number) => accounts[instruction.accountIndices?.[i] ?? -1];
+    if (program === COMPUTE_BUDGET) continue;
+    if (!program || !TOKEN_PROGRAMS.has(program)) throw refuse(`it calls the program ${program}`);
+    if (data[0] === CLOSE_ACCOUNT) {
+      if (at(1) !== expected.destination) throw refuse(`it closes an account to ${at(1)}, not to the destination`);
+    } else if (data[0] === BURN || data[0] === BURN_CHECKED) {
+      if (!expected.mints.has(at(1) ?? '')) throw refuse(`it burns a mint not given with --mints (${at(1)})`);
+    } else {
+      throw refuse(`it holds a token instruction other than burn or close (${data[0]})`);
+    }
+  }
+}
+
+/** The prepared transactions grouped for relay: those sharing a relayToken (at most 8, in order) go in one request. */
+function relayGroups(prepared: PrepareReclaimManyResponse): number[][] {
+  const groups: number[][] = [];
+  prepared.transactions.forEach((t, i) => {
+    const last = groups.at(-1);
+    if (last && prepared.transactions[last[0]!]!.relayToken === t.relayToken) last.push(i);
+    else groups.push([i]);
+  });
+  return groups;
+}
+
+interface KeyFileEntry {
+  line: number;
+  key: KeyText | null;
+  why: string;
+}
+
+export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, entries: readonly KeyFileEntry[]): Promise<number> {
+  const { values } = ctx;
+  const destinationText = stringOption(values, 'destination');
+  if (destinationText === undefined) throw ctx.usage('--fee-payer goes with --destination ADDRESS (where every rent goes)');
+  if (stringOption(values, 'fee-payer') === undefined) throw ctx.usage('--destination goes with --fee-payer KEYFILE (the key that pays every fee)');
+  for (const option of ['burn', 'withdraw-excess', 'idempotency-key', 'unsigned']) {
+    if (values[option] !== undefined) throw ctx.usage(`--${option} does not go with --fee-payer and --destination`);
+  }
+  const destination = addressOption(ctx, '--destination', destinationText);
+  const mints = mintListOption(ctx, 'mints');
+  const priorityFee = priorityFeeOption(ctx, '0');
+  const allowNetLoss = values['allow-net-loss'] === true ? true : undefined;
+
+  // Every key is checked before anything is asked: a job must know all of its wallets.
+  const signers = new Map<string, KeyPairSigner>();
+  for (const entry of entries) {
+    const signer = entry.key === null ? null : await signerOfKey(entry.key);
+    if (signer === null) throw ctx.fail(`${quotedUnlessKey(keysFile)} line ${entry.line}: ${entry.why}; nothing was sent`);
+    signers.set(signer.address, signer);
+  }
+  const feePayerSigner = await signerOfKey(await readKey(ctx, 'fee-payer', null));
+  if (feePayerSigner === null) throw ctx.fail('the --fee-payer file does not hold a key (base58 secret key or seed, or a solana-keygen array)');
+  const feePayer = feePayerSigner.address;
+  const owners = [...signers.keys()];
+  const client = ctx.client();
+  const json = values.json === true;
+  const out = (text: string) => (json ? Promise.resolve() : write(ctx.io.stdout, text));
+
+  if (values.yes !== true) {
+    const preview = await client.previewReclaimMany({ owners, ...(mints ? { mints } : {}), priorityFee });
+    if (json) {
+      await write(ctx.io.stdout, `${JSON.stringify(preview, null, 2)}\n`);
+      return EXIT_CODES.OK;
+    }
+    const rows = preview.owners.map((o) => [o.owner, String(o.summary.close + o.summary.burn_and_close + o.summary.unwrap), sol(o.reclaimableLamports)]);
+    await out(table(['WALLET', 'CLOSE', 'RECLAIMABLE SOL'], rows, new Set([1, 2])));
+    await out(
+      `${owners.length} wallet${owners.length === 1 ? '' : 's'}: ${sol(preview.totalReclaimableLamports)} SOL to ${destination} in ${preview.transactions} ` +
+        `transaction${preview.transactions === 1 ? '' : 's'}; fees ${sol(preview.feeLamports)} SOL paid by ${feePayer}; net ${sol(preview.netLamports, true)} SOL\n` +
+        `${preview.skippedAccounts.length > 0 ? `skipped: ${preview.skippedAccounts.length} account(s) (${[...new Set(preview.skippedAccounts.map((s) => s.code))].join(', ')})\n` : ''}` +
+        'Nothing was sent. To reclaim these wallets, run the same command with --yes.\n',
+    );
+    return EXIT_CODES.OK;
+  }
+
+  const statePath = resolve(ctx.io.cwd, stringOption(values, 'state') ?? `${keysFile}.reclaim-state.json`);
+  const state = await loadState(ctx, statePath, feePayer, destination);
+
+  // 1. What an interrupted run left unknown: settled before anything new is prepared.
+  const unsettled = state.transactions.filter((t) => !isSettled(t.status));
+  if (unsettled.length > 0) {
+    await write(ctx.io.stderr, `Resuming: waiting for the outcome of ${unsettled.length} transaction${unsettled.length === 1 ? '' : 's'} of the previous run\n`);
+    for (const t of unsettled) {
+      t.status = await settle(client, t);
+      await saveState(statePath, state);
+    }
+  }
+
+  // 2. Prepared again for the owners not done: an owner is done when a transaction of it landed and none failed.
+  const landed = new Set(state.transactions.filter((t) => t.status === 'success').flatMap((t) => t.owners));
+  const unfinished = new Set(state.transactions.filter((t) => t.status !== 'success').flatMap((t) => t.owners));
+  const remaining = owners.filter((o) => !landed.has(o) || unfinished.has(o));
+  const before = state.transactions.length;
+  let prepared: PrepareReclaimManyResponse | null = null;
+  if (remaining.length > 0) {
+    try {
+      prepared = await client.prepareReclaimMany({ owners: remaining, feePayer, destination, priorityFee, ...(mints ? { mints } : {}), ...(allowNetLoss ? { allowNetLoss } : {}) });
+    } catch (error) {
+      if (!(error instanceof CinderApiError && error.code === 'NOTHING_TO_RECLAIM')) throw error;
+    }
+  }
+
+  if (prepared !== null && prepared.transactions.length > 0) {
+    await out(
+      `${remaining.length} wallet${remaining.length === 1 ? '' : 's'} in ${prepared.transactions.length} transaction${prepared.transactions.length === 1 ? '' : 's'}: ` +
+        `${sol(prepared.reclaimLamports)} SOL to ${destination}, fees ${sol(prepared.feeLamports)} SOL paid by ${feePayer}, net ${sol(prepared.netLamports, true)} SOL\n`,
+    );
+    const expected = { feePayer, destination, owners: new Set(remaining), mints: new Set(mints ?? []) };
+    const progress = await ctx.progress(prepared.transactions.length, 'transactions');
+    let done = 0;
+    try {
+      for (const group of relayGroups(prepared)) {
+        // Signed here; recorded (signature, owners) before the relay, so that a resumed run knows to wait for them.
+        const signed = await Promise.all(
+          group.map(async (i) => {
+            const t = prepared!.transactions[i]!;
+            const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(t.transaction));
+            checkTransaction(ctx, i, transaction.messageBytes, expected);
+            const keys = t.signers.map((address) => (address === feePayer ? feePayerSigner : signers.get(address)));
+            if (keys.some((k) => k === undefined)) throw ctx.fail(`prepared transaction ${i + 1} asks for a signature of a wallet not in the keys file`);
+            const signedTransaction = await partiallySignTransaction(keys.map((k) => k!.keyPair), transaction);
+            return { wire: getBase64EncodedWireTransaction(signedTransaction), signature: getSignatureFromTransaction(signedTransaction) as string, t };
+          }),
+        );
+        const records = signed.map(({ wire, signature, t }) => {
+          const record: StateTransaction = {
+            signature,
+            owners: t.owners,
+            closedAccounts: t.closedAccounts,
+            feeLamports: t.feeLamports,
+            wire,
+            relayToken: t.relayToken,
+            lastValidBlockHeight: prepared!.lastValidBlockHeight,
+            status: 'sent',
+          };
+          state.transactions.push(record);
+          return record;
+        });
+        await saveState(statePath, state);
+        const relayed = await client.relay({ transactions: signed.map((s) => s.wire), relayToken: prepared.transactions[group[0]!]!.relayToken });
+        for (const [k, record] of records.entries()) {
+          const reported = relayed.details?.transactions.find((r) => r.signature === record.signature)?.status ?? relayed.details?.transactions[k]?.status;
+          record.status = reported === 'success' || reported === 'failed' ? reported : await settle(client, record);
+          await saveState(statePath, state);
+          progress.update(++done);
+        }
+      }
+    } finally {
+      progress.stop();
+    }
+  }
+
+  // 3. The job as a whole, from the state: every transaction this run or an earlier one sent.
+  const all = state.transactions;
+  const fresh = all.slice(before);
+  for (const [i, t] of fresh.entries()) {
+    await out(`transaction ${i + 1}/${fresh.length} ${t.signature}: ${t.status}, ${t.owners.length} wallet${t.owners.length === 1 ? '' : 's'}, closed ${t.closedAccounts.length} account${t.closedAccounts.length === 1 ? '' : 's'}, fee ${sol(t.feeLamports)} SOL\n`);
+  }
+  const succeeded = all.filter((t) => t.status === 'success');
+  const doneOwners = new Set(succeeded.flatMap((t) => t.owners));
+  // What this run sent and did not land (what an earlier run left unlanded was prepared again above).
+  const failed = fresh.filter((t) => t.status !== 'success');
+  if (json) {
+    await write(ctx.io.stdout, `${JSON.stringify({ feePayer, destination, state: statePath, transactions: all }, null, 2)}\n`);
+  } else {
+    await out(
+      `${succeeded.length} transaction${succeeded.length === 1 ? '' : 's'} landed in all (${succeeded.reduce((n, t) => n + t.closedAccounts.length, 0)} accounts closed, ` +
+        `fees ${sol(succeeded.reduce((n, t) => n + BigInt(t.feeLamports), 0n))} SOL); ${owners.filter((o) => !doneOwners.has(o)).length} wallet(s) with nothing landed` +
+        `${prepared === null ? ' (nothing left to reclaim)' : ''}. State: ${statePath}\n`,
+    );
+    if (failed.length > 0) await out('Some transactions did not land: run the same command again to prepare what remains (nothing is paid twice).\n');
+  }
+  return exitCodeFor(failed.map(() => 'failed'));
+}
