@@ -440,7 +440,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     const parsed = parse(argv);
     values = parsed.values;
     if (parsed.values.version) {
-      const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
       await write(io.stdout, `cinder ${pkg.version}\n`);
       return EXIT.OK;
     }

@@ -4,13 +4,14 @@
  * scripts with plain `node` (importing `@cinder/client` and `@solana/kit` as an installed project
  * would), and each shell block with `cinder` on the PATH. Only the server address is substituted,
  * and the comment line where the wallet signs is replaced by a signer with @solana/kit
- * (test/cli/walletSign.ts). Afterwards the chain must show what each example says it does.
+ * (packages/client/test/cli/walletSign.ts). Afterwards the chain must show what each example says it does.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { fetchMint } from '@solana-program/token';
 import { createTestApp, type TestApp } from '@cinder/testkit';
 import { getLamports } from '@cinder/testkit';
@@ -99,7 +100,7 @@ it('every example of the docs\' reclaim and keyless section runs and does what i
       await assertReclaimed(w, where);
       assert.ok((await getLamports(t.chain, w.signer.address)) > before, 'the rent came back');
     } else if (block.lang === 'sh') {
-      const script = block.code.replaceAll(EXAMPLE_URL, url).replace(WALLET_SIGNS, `node --import tsx ${join(ROOT, 'test', 'cli', 'walletSign.ts')} tx.json`);
+      const script = block.code.replaceAll(EXAMPLE_URL, url).replace(WALLET_SIGNS, `node --import tsx ${fileURLToPath(new URL('walletSign.ts', import.meta.url))} tx.json`);
       const result = await run('bash', ['-euo', 'pipefail', '-c', script], cwd, env);
       assert.equal(result.code, 0, `${where}\n${result.stdout}\n${result.stderr}`);
       assert.ok(!`${result.stdout}${result.stderr}`.includes(w.key), 'no key printed');

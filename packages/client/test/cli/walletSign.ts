@@ -2,7 +2,7 @@
  * The wallet's part of the README's keyless CLI example, for test/cli/readmeReclaim.test.ts: signs
  * every transaction of a prepared file (what `cinder … --unsigned` printed) in place with the key
  * of ~/.config/solana/id.json, as Phantom, a Ledger or the solana CLI would.
- * Usage: node --import tsx test/cli/walletSign.ts FILE
+ * Usage: node --import tsx packages/client/test/cli/walletSign.ts FILE
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';

@@ -1,9 +1,9 @@
 /**
  * The SDK is TypeScript whose request and answer types are the route schemas (src/api.ts), and it
  * ships compiled with its declarations:
- * - test/client/apiTypes.ts (the type-level assertions) compiles: when a schema changes and the SDK
+ * - test/sdk/apiTypes.ts (the type-level assertions) compiles: when a schema changes and the SDK
  *   does not follow, it does not;
- * - `tsc` emits src/client as JavaScript and .d.ts; the emitted SDK imports nothing at run time
+ * - `tsc` emits the client's src/ as JavaScript and .d.ts; the emitted SDK imports nothing at run time
  *   (its types come from the service as types only), loads in plain Node without tsx, and talks to
  *   a server; a program typed against the emitted declarations compiles; the emitted CLI loads
  *   without tsx too, and nothing emitted for the client imports the service (nor Fastify, litesvm…)
@@ -20,7 +20,9 @@ import { startFormBServer, type FormBServer } from './formBServer.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What the client may load at run time besides Node's own modules (cli-progress only on a terminal). */
 const CLIENT_PACKAGES = new Set(['@solana/kit', '@scure/bip39', '@scure/bip39/wordlists/english.js', 'micro-key-producer/slip10.js', 'cli-progress']);
-const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const TSC = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
+/** The workspace's compiler settings (the repository root's tsconfig.json). */
+const BASE_TSCONFIG = fileURLToPath(new URL('../../../../tsconfig.json', import.meta.url));
 
 let server: FormBServer;
 /** Inside the checkout, so that the emitted files find the dependencies in node_modules. */
@@ -50,26 +52,26 @@ async function tsc(config: object, name: string): Promise<void> {
   assert.equal(result.code, 0, result.stdout + result.stderr);
 }
 
-it('the type-level assertions of test/client/apiTypes.ts compile (strict)', { timeout: 300_000 }, async () => {
-  await tsc({ extends: join(ROOT, 'tsconfig.json'), include: [], files: [join(ROOT, 'test/client/apiTypes.ts')] }, 'tsconfig.types.json');
+it('the type-level assertions of test/sdk/apiTypes.ts compile (strict)', { timeout: 300_000 }, async () => {
+  await tsc({ extends: BASE_TSCONFIG, include: [], files: [join(ROOT, 'test/sdk/apiTypes.ts')] }, 'tsconfig.types.json');
 });
 
 it('emits the SDK and the CLI as JavaScript with declarations; the SDK imports nothing at run time and works in plain Node', { timeout: 300_000 }, async () => {
   await tsc(
     {
-      extends: join(ROOT, 'tsconfig.json'),
+      extends: BASE_TSCONFIG,
       compilerOptions: { noEmit: false, declaration: true, rootDir: join(ROOT, 'src'), outDir: join(out, 'dist'), rewriteRelativeImportExtensions: true },
       include: [],
-      files: [join(ROOT, 'src/client/index.ts'), join(ROOT, 'src/client/cli.ts')],
+      files: [join(ROOT, 'src/index.ts'), join(ROOT, 'src/cli.ts')],
     },
     'tsconfig.build.json',
   );
-  const sdk = await readFile(join(out, 'dist/client/index.js'), 'utf8');
+  const sdk = await readFile(join(out, 'dist/index.js'), 'utf8');
   assert.doesNotMatch(sdk, /^\s*import\s/m, 'the SDK has no import at run time');
-  assert.match(await readFile(join(out, 'dist/client/index.d.ts'), 'utf8'), /createCinderClient\(options: CinderClientOptions\): CinderClient/);
+  assert.match(await readFile(join(out, 'dist/index.d.ts'), 'utf8'), /createCinderClient\(options: CinderClientOptions\): CinderClient/);
 
   const script = `
-    import { createCinderClient, CinderApiError } from ${JSON.stringify(join(out, 'dist/client/index.js'))};
+    import { createCinderClient, CinderApiError } from ${JSON.stringify(join(out, 'dist/index.js'))};
     const cinder = createCinderClient({ baseUrl: ${JSON.stringify(server.url)} });
     const { wallets } = await cinder.generateWallets(2);
     const burn = await cinder.burnTokens({ mint: 'M', priorityFee: 0, userPrivateKey: 'k' });
@@ -82,24 +84,24 @@ it('emits the SDK and the CLI as JavaScript with declarations; the SDK imports n
   // A program typed against the declarations alone (no source of Cinder in its program).
   await writeFile(
     join(out, 'consumer.ts'),
-    `import { createCinderClient, type BurnResult } from './dist/client/index.js';
+    `import { createCinderClient, type BurnResult } from './dist/index.js';
      const burn: Promise<BurnResult> = createCinderClient({ baseUrl: 'http://localhost' }).burnTokens({ mint: 'M', priorityFee: 0, userPrivateKey: 'k' });
      // @ts-expect-error a burn needs a mint
      void createCinderClient({ baseUrl: 'http://localhost' }).burnTokens({ priorityFee: 0, userPrivateKey: 'k' });
      void burn;\n`,
   );
-  await tsc({ extends: join(ROOT, 'tsconfig.json'), compilerOptions: { types: ['node'] }, include: [], files: [join(out, 'consumer.ts')] }, 'tsconfig.consumer.json');
+  await tsc({ extends: BASE_TSCONFIG, compilerOptions: { types: ['node'] }, include: [], files: [join(out, 'consumer.ts')] }, 'tsconfig.consumer.json');
 
   const cli = await run(process.execPath, [
     '--input-type=module',
     '-e',
-    `const { main } = await import(${JSON.stringify(join(out, 'dist/client/cli.js'))});
+    `const { main } = await import(${JSON.stringify(join(out, 'dist/cli.js'))});
      process.exitCode = await main(['--help'], { env: {}, stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });`,
   ]);
   assert.equal(cli.code, 0, cli.stderr);
   assert.match(cli.stdout, /^Usage: cinder <command>/);
 
-  const client = join(out, 'dist/client');
+  const client = join(out, 'dist');
   const files = (await readdir(client, { recursive: true })).filter((f) => f.endsWith('.js'));
   for (const file of files) {
     const code = await readFile(join(client, file), 'utf8');
