@@ -25,15 +25,18 @@ it('the Containerfile, docs/deployment.md and check:deploy run one production bu
   const deployment = await read('docs/deployment.md');
   assert.ok(deployment.includes(`\n${quiet(PRODUCTION_BUILD)} `), 'the production install line of docs/deployment.md');
   assert.ok(deployment.includes(`\n${quiet(PRODUCTION_BUILD).split(' && ').map((c) => `sudo ${c}`).join(' && ')}\n`), 'the systemd steps of docs/deployment.md');
-  // The runtime stage copies the build, not the sources, and runs node on it directly.
-  assert.match(containerfile, /^COPY --from=build \/app\/dist dist$/m);
-  assert.match(containerfile, /^CMD \["node", "dist\/server\.js"\]$/m);
-  assert.doesNotMatch(containerfile.split(/^FROM /m).at(-1)!, /\btsx\b|COPY src src/);
+  // The runtime stage copies each package's build, not the sources, and runs node on the service's
+  // launcher, which loads that build.
+  for (const name of ['localnet', 'service', 'client']) {
+    assert.match(containerfile, new RegExp(`^COPY --from=build /app/packages/${name}/dist packages/${name}/dist$`, 'm'), name);
+  }
+  assert.match(containerfile, /^CMD \["node", "packages\/service\/bin\/cinder-service\.js"\]$/m);
+  assert.doesNotMatch(containerfile.split(/^FROM /m).at(-1)!, /\btsx\b|\/src\b|COPY packages packages/);
 });
 
 it('the systemd unit starts node on the build, stops it with SIGTERM, and waits longer than a burn may take', async () => {
   const unit = await read('deploy/cinder.service');
-  assert.match(unit, /^ExecStart=\/usr\/bin\/node dist\/server\.js$/m);
+  assert.match(unit, /^ExecStart=\/usr\/bin\/node packages\/service\/bin\/cinder-service\.js$/m);
   assert.match(unit, /^KillSignal=SIGTERM$/m);
   const stopSeconds = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);
   const compose = await read('deploy/compose.yaml');
@@ -56,8 +59,13 @@ it('npm start execs node (no shell left between npm and the server), and engines
   const pkg = JSON.parse(await read('package.json')) as { scripts: Record<string, string>; engines: { node: string } };
   assert.match(pkg.scripts.start!, /^exec node /);
   assert.equal(pkg.engines.node, '^20.18.0 || >=22');
-  const deps = JSON.parse(await read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  const client = JSON.parse(await read('packages/client/package.json')) as { dependencies: Record<string, string> };
   // The CLI loads cli-progress on a terminal; a production install must have it. tsx is for development only.
-  assert.ok(deps.dependencies['cli-progress'], 'cli-progress is a dependency');
-  assert.ok(!deps.dependencies.tsx && deps.devDependencies.tsx, 'tsx is a development dependency');
+  assert.ok(client.dependencies['cli-progress'], 'cli-progress is a dependency of the client');
+  for (const name of ['service', 'localnet', 'client', 'web', 'testkit']) {
+    const manifest = JSON.parse(await read(`packages/${name}/package.json`)) as { dependencies?: Record<string, string> };
+    assert.ok(!manifest.dependencies?.tsx, `tsx is not a run-time dependency of ${name}`);
+    assert.equal((manifest as { engines?: { node: string } }).engines?.node, pkg.engines.node, `packages/${name} names the same Node lines`);
+  }
+  assert.ok((pkg as unknown as { devDependencies: Record<string, string> }).devDependencies.tsx, 'tsx is a development dependency');
 });
