@@ -1,10 +1,10 @@
 /**
- * Builds the web app into web/bundle/ (committed: `npm start` and the production install serve it
+ * Builds the web app into packages/web/bundle/ (committed: `npm start` and the production install serve it
  * as it is, without esbuild): app.js (the page's TypeScript and its dependencies, minified), app.css,
  * index.html and icon.svg. Deterministic: the same sources give the same bytes (no timestamps, no
  * absolute paths), and test/e2e/webAppBuild.test.ts rebuilds and compares.
  *
- *   npm run build:web              # into web/bundle/
+ *   npm run build:web              # into packages/web/bundle/
  *   node --import tsx web/build.ts OUT_DIR
  */
 import { copyFile, mkdir, rm } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const WEB = fileURLToPath(new URL('.', import.meta.url));
-/** The files of a built bundle, in web/bundle/. */
+/** The files of a built bundle, in packages/web/bundle/. */
 export const BUNDLE_FILES = ['app.js', 'app.css', 'index.html', 'icon.svg'] as const;
 
 export async function buildWebApp(outDir: string): Promise<void> {

@@ -19,7 +19,7 @@ describe('the committed bundle', () => {
       await buildWebApp(out);
       for (const name of BUNDLE_FILES) {
         const [built, committed] = await Promise.all([readFile(join(out, name)), readFile(join(BUNDLE, name))]);
-        assert.ok(built.equals(committed), `web/bundle/${name} differs from a fresh build: run npm run build:web`);
+        assert.ok(built.equals(committed), `packages/web/bundle/${name} differs from a fresh build: run npm run build:web`);
       }
       // The same sources, built twice, give the same bytes (no timestamps, no absolute paths).
       const again = await mkdtemp(join(tmpdir(), 'cinder-web-build-'));

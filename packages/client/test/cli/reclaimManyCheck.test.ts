@@ -1,6 +1,6 @@
 /**
  * What `cinder reclaim --keys-file --fee-payer --destination` signs: a prepared transaction is checked
- * before any key of this machine signs it (src/client/commands/reclaimMany.ts checkTransaction). A
+ * before any key of this machine signs it (src/commands/reclaimMany.ts checkTransaction). A
  * reclaim's transactions pass; a transfer from the fee payer, a close paying another address, a
  * burn of a mint not asked for, another fee payer or a signer outside the keys file are refused,
  * naming what is wrong. Transactions compiled here with @solana/kit and the programs' own clients.
