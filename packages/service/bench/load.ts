@@ -82,6 +82,9 @@ async function startTarget(): Promise<Target> {
       RATE_LIMIT_GENERATE_PER_MIN: '100000000',
       RATE_LIMIT_WALLETS_PER_MIN: '100000000000',
       RATE_LIMIT_STATUS_PER_MIN: '100000000',
+      // Every simulated client connects from this one address: the per-address limits above and
+      // this one would otherwise measure the limits, not the service.
+      MAX_CONNECTIONS_PER_CLIENT: '100000',
       ...(redis ? { REDIS_URL: redis.url } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
