@@ -322,8 +322,8 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
         ? splitWork(request.n, threads, MNEMONIC_KEYS_PER_TASK, 1)
         : splitWork(request.n, threads, perTask ?? KEYS_PER_TASK, Math.min(perTask ?? MIN_KEYS_PER_TASK, MIN_KEYS_PER_TASK));
     let from = 0;
-    return sizes.map((count): WalletTask => {
-      const task: WalletTask =
+    return sizes.map((count): KeysTask | HdTask => {
+      const task: KeysTask | HdTask =
         parent === null
           ? { kind: 'keys', count, keygen, mnemonic, lines }
           : { kind: 'hd', parent, from, count, keygen, mnemonic: null, lines };
