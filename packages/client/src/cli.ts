@@ -465,7 +465,7 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
         // Refused before anything came: the server's answer, as for any command.
         if (lines === 0 && done === 0) throw error;
         throw new CliError(
-          `the server's wallet stream was interrupted after ${done} of ${n} wallets: ${error.code}${error.status ? ` (HTTP ${error.status})` : ''}: ${error.detail}` +
+          `the server's wallet stream stopped after ${done} of ${n} wallets: ${error.code}${error.status ? ` (HTTP ${error.status})` : ''}: ${error.detail}` +
             (outPath !== undefined && format !== 'keypair-files' ? `; ${outPath} was removed` : ''),
           exitCodeFor(['error']),
         );

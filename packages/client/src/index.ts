@@ -747,7 +747,7 @@ export function createCinderClient(options: CinderClientOptions): CinderClient {
             const progress = `after ${wallets} of ${n} wallets`;
             if (signal?.aborted) return clientError('ABORTED', `The stream was aborted ${progress}`, 0, error);
             if (timer.expired()) return clientError('TIMEOUT', `The stream sent nothing for ${timeoutMs} ms ${progress}`, 0, error);
-            return clientError('NETWORK_ERROR', `The stream broke ${progress}: the connection to ${baseUrl} was cut`, response.status, error);
+            return clientError('NETWORK_ERROR', `The stream broke ${progress}: the connection to ${baseUrl} was cut`, 0, error);
           },
         });
       } finally {
