@@ -3,7 +3,7 @@
  * dist/ in a production install). A thin layer over the SDK (./index.ts), which it imports and
  * nothing else of Cinder: the service runs with `npm start`, not through this command.
  *   cinder wallets -n N [--out FILE] [--format json|csv|keypair-files] [--mnemonic 12|24]
- *                  [--prefix P] [--suffix S] [--ignore-case]
+ *                  [--prefix P] [--suffix S] [--ignore-case]   (streamed: SDK streamWallets)
  *   cinder wallets --hd 12|24 -n N      (made on this machine: commands/derive.ts)
  *   cinder derive --mnemonic-file F --count N [--from I] [--scheme phantom|ledger-live|keygen]
  *   cinder burn --mint M --priority-fee SOL (--key-file PATH | --key-env VAR)
@@ -14,12 +14,13 @@
  * A private key is never taken as an argument (shell history, `ps`), never printed and never put
  * in an error message; arguments are echoed only when they cannot be a key.
  */
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { getBase58Decoder } from '@solana/kit';
-import { CinderApiError, createCinderClient, type CinderClient, type GeneratedWallets, type Keypair, type RetryOptions } from './index.ts';
+import { CinderApiError, createCinderClient, type CinderClient, type Keypair, type RetryOptions } from './index.ts';
 import { EXIT_CODES as EXIT, exitCodeFor, statusBlock, type CommandContext, type Progress } from './commands/context.ts';
 import { readKey } from './commands/keys.ts';
 import { DERIVE_HELP, deriveCommand, hdWalletsCommand } from './commands/derive.ts';
@@ -120,7 +121,11 @@ Commands:
       [--format json|csv|keypair-files]
                                json (default): {"wallets":[...],"keypairs":[...]}; csv: address,privateKey lines;
                                keypair-files: one solana-keygen <address>.json file per wallet (mode 0600)
-      [--batch-size N]         wallets per request (default ${DEFAULT_BATCH}; halved when the server allows fewer)
+                               Wallets are streamed and written as they are made, with a progress bar on a terminal
+                               (vanity: matches found and keys tried); a stream that breaks is an error (exit 1)
+                               and leaves no --out file behind
+      [--batch-size N]         wallets per request (default: all of them in one stream; ${DEFAULT_BATCH} with
+                               --mnemonic or a vanity pattern; halved when the server allows fewer)
       [--mnemonic 12|24]       also a BIP39 phrase per wallet (json: "mnemonic"; csv: a third column)
       [--prefix P] [--suffix S] [--ignore-case]
                                vanity addresses that start / end with these base58 characters
@@ -151,8 +156,9 @@ Exit codes: 0 done, 1 failed (error, or the burn failed), 2 usage error, 3 pendi
 /** Options that would put a key on the command line: refused before anything else, without echoing the value. */
 const KEY_OPTIONS = /^--?(k|key|private-key|privatekey|user-private-key|userprivatekey|secret-key|secret|keypair)(=.*)?$/i;
 
-function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((done, fail) => stream.write(text, (error) => (error ? fail(error) : done())));
+/** Writes and waits until the stream takes more (backpressure). */
+function write(stream: NodeJS.WritableStream, data: string | Uint8Array): Promise<void> {
+  return new Promise((done, fail) => stream.write(data, (error) => (error ? fail(error) : done())));
 }
 
 function parse(argv: string[]) {
@@ -243,13 +249,13 @@ async function progressBar(io: CliIo, total: number, what = 'wallets'): Promise<
     throw error;
   }
   const bar = new cliProgress.SingleBar(
-    { stream: io.stderr, format: `${what} [{bar}] {percentage}% | {value}/{total} | {duration_formatted}`, hideCursor: true, fps: 10 },
+    { stream: io.stderr, format: `${what} [{bar}] {percentage}% | {value}/{total} | {duration_formatted}{extra}`, hideCursor: true, fps: 10 },
     cliProgress.Presets.shades_classic,
   );
-  bar.start(total, 0);
+  bar.start(total, 0, { extra: '' });
   let stopped = false;
   return {
-    update: (done) => bar.update(done),
+    update: (done, extra) => bar.update(done, extra === undefined ? {} : { extra: ` | ${extra}` }),
     stop: () => {
       if (!stopped) bar.stop();
       stopped = true;
@@ -280,13 +286,118 @@ async function createPrivateFile(path: string, content: string): Promise<void> {
   }
 }
 
+/** Where wallets go as they arrive, in the format asked for. */
+interface WalletSink {
+  add(keypair: Keypair): Promise<void>;
+  /** Writes what closes the document and the file. */
+  finish(): Promise<void>;
+  /** After a failure: removes the output file (and the JSON's held keypairs); keypair files are each whole and stay. */
+  discard(): Promise<void>;
+}
+
+/** Text gathered into parts of about 64 KiB before each write: a million lines are not a million writes. */
+function textOutput(stream: NodeJS.WritableStream) {
+  let parts: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (parts.length === 0) return;
+    const text = parts.join('');
+    parts = [];
+    size = 0;
+    await write(stream, text);
+  };
+  return {
+    async emit(text: string) {
+      parts.push(text);
+      size += text.length;
+      if (size >= 64 * 1024) await flush();
+    },
+    flush,
+  };
+}
+
+function closeFile(file: WriteStream): Promise<void> {
+  return new Promise((done, fail) => {
+    file.once('error', fail);
+    file.end(done);
+  });
+}
+
+/**
+ * The sink of --format: keypair files one by one; CSV lines as they come; and JSON as the same
+ * document as a whole answer (`JSON.stringify({ wallets, keypairs }, null, 2)`), streamed too: the
+ * addresses go out as they come, and the keypairs, which the document lists after them, wait in a
+ * file of their own next to --out (mode 0600, removed once appended), so that a million wallets
+ * take no more memory than ten. Without --out they wait in memory.
+ */
+async function walletSink(format: WalletFormat, outPath: string | undefined, io: CliIo, withMnemonic: boolean): Promise<WalletSink> {
+  if (format === 'keypair-files') {
+    return {
+      add: (keypair) => createPrivateFile(join(outPath!, `${keypair.address}.json`), `${JSON.stringify(keygenBytes(keypair))}\n`),
+      finish: async () => {},
+      discard: async () => {},
+    };
+  }
+  const file = outPath === undefined ? null : createWriteStream(outPath, { flags: 'a' });
+  const main = textOutput(file ?? io.stdout);
+  const closeMain = async () => {
+    await main.flush();
+    if (file) await closeFile(file);
+  };
+  const removeMain = async () => {
+    file?.destroy();
+    if (outPath !== undefined) await rm(outPath, { force: true });
+  };
+  if (format === 'csv') {
+    await main.emit(withMnemonic ? 'address,privateKey,mnemonic\n' : 'address,privateKey\n');
+    return { add: (keypair) => main.emit(csvLines([keypair], withMnemonic)), finish: closeMain, discard: removeMain };
+  }
+
+  const heldPath = outPath === undefined ? undefined : `${outPath}.keypairs-${randomUUID().slice(0, 8)}.tmp`;
+  if (heldPath !== undefined) await createPrivateFile(heldPath, '');
+  const heldFile = heldPath === undefined ? null : createWriteStream(heldPath, { flags: 'a' });
+  const heldInMemory: string[] = [];
+  const held = heldFile ? textOutput(heldFile) : { emit: async (text: string) => void heldInMemory.push(text), flush: async () => {} };
+  const removeHeld = async () => {
+    heldFile?.destroy();
+    if (heldPath !== undefined) await rm(heldPath, { force: true });
+  };
+  let count = 0;
+  await main.emit('{\n  "wallets": [\n');
+  return {
+    async add(keypair) {
+      const separator = count++ === 0 ? '' : ',\n';
+      await main.emit(`${separator}    ${JSON.stringify(keypair.address)}`);
+      await held.emit(`${separator}    ${JSON.stringify(keypair, null, 2).replaceAll('\n', '\n    ')}`);
+    },
+    async finish() {
+      await main.emit('\n  ],\n  "keypairs": [\n');
+      await main.flush();
+      if (heldFile) {
+        await held.flush();
+        await closeFile(heldFile);
+        for await (const chunk of createReadStream(heldPath!)) await write(file!, chunk as Buffer);
+        await removeHeld();
+      } else {
+        for (const text of heldInMemory) await main.emit(text);
+      }
+      await main.emit('\n  ]\n}\n');
+      await closeMain();
+    },
+    async discard() {
+      await removeHeld();
+      await removeMain();
+    },
+  };
+}
+
 async function wallets(values: Record<string, unknown>, io: CliIo): Promise<number> {
   const n = positiveInteger(stringOption(values, 'n'), '-n');
   const format = (stringOption(values, 'format') ?? 'json') as WalletFormat;
   if (!['json', 'csv', 'keypair-files'].includes(format)) throw new UsageError('--format must be json, csv or keypair-files');
   const out = stringOption(values, 'out');
   if (format === 'keypair-files' && out === undefined) throw new UsageError('--format keypair-files needs --out DIRECTORY');
-  let batch = positiveInteger(stringOption(values, 'batch-size') ?? String(DEFAULT_BATCH), '--batch-size');
+  const batchText = stringOption(values, 'batch-size');
   const mnemonicText = stringOption(values, 'mnemonic');
   if (mnemonicText !== undefined && mnemonicText !== '12' && mnemonicText !== '24') throw new UsageError('--mnemonic must be 12 or 24 (words)');
   const mnemonic = mnemonicText === undefined ? undefined : (Number(mnemonicText) as 12 | 24);
@@ -295,6 +406,11 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
   }
   const prefix = stringOption(values, 'prefix');
   const suffix = stringOption(values, 'suffix');
+  const vanity = prefix !== undefined || suffix !== undefined;
+  // Plain wallets come in one stream (the server takes up to MAX_WALLETS_STREAMED in one); vanity
+  // and mnemonic= have per-request limits, so they come in streams of --batch-size. Either way a
+  // batch the server refuses as too large is halved.
+  let batch = batchText !== undefined ? positiveInteger(batchText, '--batch-size') : vanity || mnemonic !== undefined ? DEFAULT_BATCH : n;
   // The server checks the patterns (base58, length, combinations) and says what is wrong.
   const request = {
     ...(format === 'keypair-files' ? { format: 'keygen' as const } : {}),
@@ -318,42 +434,48 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
     }
   }
 
-  const all: GeneratedWallets = { wallets: [], keypairs: [] };
-  const progress = await progressBar(io, n);
+  const sink = await walletSink(format, outPath, io, mnemonic !== undefined);
+  const progress = await progressBar(io, n, vanity ? 'matches' : 'wallets');
   let done = 0;
+  /** Keys tried by the vanity streams before this one. */
+  let triedBefore = 0;
   try {
-    if (format === 'csv') await emit(mnemonic !== undefined ? 'address,privateKey,mnemonic\n' : 'address,privateKey\n');
     while (done < n) {
       const size = Math.min(batch, n - done);
-      let result: GeneratedWallets;
+      let tried = 0;
+      let lines = 0;
       try {
-        result = await client.generateWallets(size, request);
+        for await (const line of client.streamWallets(size, request)) {
+          lines++;
+          if ('keysTried' in line) {
+            tried = line.keysTried;
+            progress.update(done, `${(triedBefore + tried).toLocaleString('en-US')} keys tried`);
+          } else if ('address' in line) {
+            await sink.add(line);
+            progress.update(++done);
+          }
+        }
       } catch (error) {
+        if (!(error instanceof CinderApiError)) throw error;
         // More than this server allows per request: halve the batch and go on.
-        if (error instanceof CinderApiError && error.code === 'INVALID_N' && size > 1) {
+        if (error.code === 'INVALID_N' && size > 1 && lines === 0) {
           batch = Math.max(1, Math.floor(size / 2));
           continue;
         }
-        throw error;
+        // Refused before anything came: the server's answer, as for any command.
+        if (lines === 0 && done === 0) throw error;
+        throw new CliError(
+          `the server's wallet stream stopped after ${done} of ${n} wallets: ${error.code}${error.status ? ` (HTTP ${error.status})` : ''}: ${error.detail}` +
+            (outPath !== undefined && format !== 'keypair-files' ? `; ${outPath} was removed` : ''),
+          exitCodeFor(['error']),
+        );
       }
-      if (result.keypairs.length !== result.wallets.length) throw new CliError('the server returned addresses without their keys');
-      if (format === 'json') {
-        all.wallets.push(...result.wallets);
-        all.keypairs.push(...result.keypairs);
-      } else if (format === 'csv') {
-        await emit(csvLines(result.keypairs, mnemonic !== undefined));
-      } else {
-        for (const keypair of result.keypairs) {
-          await createPrivateFile(join(outPath!, `${keypair.address}.json`), `${JSON.stringify(keygenBytes(keypair))}\n`);
-        }
-      }
-      done += result.wallets.length;
-      progress.update(done);
+      triedBefore += tried;
     }
-    if (format === 'json') await emit(`${JSON.stringify(all, null, 2)}\n`);
+    await sink.finish();
   } catch (error) {
     // A half-written --out file would look like a complete one: remove it (keypair files are each whole).
-    if (outPath !== undefined && format !== 'keypair-files') await rm(outPath, { force: true });
+    await sink.discard();
     throw error;
   } finally {
     progress.stop();
@@ -362,11 +484,6 @@ async function wallets(values: Record<string, unknown>, io: CliIo): Promise<numb
     await write(io.stderr, `Wrote ${n} wallet${n === 1 ? '' : 's'} to ${outPath}${format === 'keypair-files' ? ' (one <address>.json per wallet)' : ''}\n`);
   }
   return EXIT.OK;
-
-  async function emit(text: string): Promise<void> {
-    if (outPath === undefined) return write(io.stdout, text);
-    await writeFile(outPath, text, { flag: 'a' });
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -120,6 +120,12 @@ type QueryOptions<Q> = { [K in keyof Q]?: QueryValue<NonNullable<Q[K]>> | undefi
 export type GenerateWalletsOptions = QueryOptions<Omit<Api.GenerateWalletsQuery, 'n'>> & RequestOptions;
 export type GeneratedWallets = Api.GenerateWalletsResponse;
 export type Keypair = Api.GenerateWalletsResponse['keypairs'][number];
+/**
+ * One line of a streamed answer, as streamWallets yields it: `{ mnemonic }` first with hd, a
+ * keypair per wallet, and a vanity search's `{ keysTried }`. The server's closing `{ error }` line
+ * is thrown as a CinderApiError, never yielded.
+ */
+export type WalletStreamLine = Exclude<Api.GenerateWalletsStreamLine, { error: unknown }>;
 
 /**
  * GET /api/reclaim_rent's parameters as values: the mints to burn as a list, the fee as a number of
@@ -232,6 +238,16 @@ export interface CinderClient {
   burnTokens(request: BurnTokensRequest, options?: BurnOptions): Promise<BurnResult>;
   /** GET /api/generate_wallets?n=N (one request: n is limited by the server). */
   generateWallets(n: number, options?: GenerateWalletsOptions): Promise<GeneratedWallets>;
+  /**
+   * GET /api/generate_wallets?n=N with `Accept: application/x-ndjson`: each line as it arrives (the
+   * body is read part by part, never whole), for n up to the server's MAX_WALLETS_STREAMED (vanity
+   * and mnemonic: its per-request limits). 429/503 are waited out as by the other methods, but only
+   * before the first byte: a stream that breaks, ends early or ends with the server's `{ error }`
+   * line throws (NETWORK_ERROR, or the server's problem), never starts over. `timeoutMs` bounds the
+   * wait for the answer and then each wait for more of it (a stream paused by the server's wallet
+   * budget sends nothing until its window resets, up to a minute).
+   */
+  streamWallets(n: number, options?: GenerateWalletsOptions): AsyncGenerator<WalletStreamLine, void, undefined>;
   /** GET /api/transactions/{signature}. */
   getTransaction(signature: string, options?: RequestOptions): Promise<TransactionStatusResult>;
   /** GET /api/reclaim_rent: every token account of `owner`, what a reclaim would do with it, and the sums. No key. */
@@ -442,25 +458,32 @@ const STATUS_TEXT: Record<number, string> = {
   502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
+/** The error a problem details object describes (an error answer's body, or a stream's closing `{ error }` line). */
+function problemError(
+  problem: Record<string, unknown>,
+  status: number,
+  fallbackDetail: string,
+  extra: Pick<CinderApiErrorInit, 'retryAfterMs' | 'requestId'> = {},
+): CinderApiError {
+  return new CinderApiError({
+    status,
+    code: typeof problem.code === 'string' ? problem.code : 'INVALID_RESPONSE',
+    detail: typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : fallbackDetail,
+    title: typeof problem.title === 'string' ? problem.title : undefined,
+    type: typeof problem.type === 'string' ? problem.type : undefined,
+    errors: Array.isArray(problem.errors) ? (problem.errors as Api.FieldProblem[]) : undefined,
+    problem: problem as Api.Problem,
+    ...extra,
+  });
+}
+
 function errorFromResponse(response: Response, json: unknown): CinderApiError {
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   const requestId = response.headers.get('x-request-id') ?? undefined;
   // Only a problem+json body is read: any other body may be an echo of the request (a proxy's
   // error page quoting it, key included), so no part of it goes into the error.
   const isProblem = /^application\/problem\+json\b/i.test(response.headers.get('content-type') ?? '');
-  if (isProblem && isObject(json) && typeof json.code === 'string') {
-    return new CinderApiError({
-      status: response.status,
-      code: json.code,
-      detail: typeof json.detail === 'string' ? json.detail : typeof json.title === 'string' ? json.title : response.statusText,
-      title: typeof json.title === 'string' ? json.title : undefined,
-      type: typeof json.type === 'string' ? json.type : undefined,
-      errors: Array.isArray(json.errors) ? (json.errors as Api.FieldProblem[]) : undefined,
-      problem: json as Api.Problem,
-      retryAfterMs,
-      requestId,
-    });
-  }
+  if (isProblem && isObject(json) && typeof json.code === 'string') return problemError(json, response.status, response.statusText, { retryAfterMs, requestId });
   // Not a problem+json body (a proxy's error page, another server): its status only, never its text.
   return new CinderApiError({
     status: response.status,
@@ -469,6 +492,93 @@ function errorFromResponse(response: Response, json: unknown): CinderApiError {
     retryAfterMs,
     requestId,
   });
+}
+
+/** An attempt's time limit, restartable: a stream's next part gets the whole limit again. */
+interface AttemptTimer {
+  signal: AbortSignal;
+  expired(): boolean;
+  restart(): void;
+  stop(): void;
+}
+
+function attemptTimer(ms: number): AttemptTimer {
+  const controller = new AbortController();
+  const expire = () => controller.abort(new DOMException(`No answer within ${ms} ms`, 'TimeoutError'));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const start = () => {
+    timer = setTimeout(expire, ms);
+    // A pending limit does not keep a Node process alive (as AbortSignal.timeout).
+    (timer as { unref?: () => void }).unref?.();
+  };
+  start();
+  return {
+    signal: controller.signal,
+    expired: () => controller.signal.aborted,
+    restart: () => {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) start();
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
+
+/**
+ * The lines of a streamed wallets answer, read part by part. The server's `{ error }` line is
+ * thrown as its problem; a stream that breaks, or ends before its n wallets (a cut that fell
+ * between two lines), is `failure`'s error. A line is never quoted in an error: it may hold a key.
+ */
+async function* readWalletLines(
+  body: ReadableStream<Uint8Array>,
+  n: number,
+  on: { restart(): void; failure(cause: unknown, wallets: number): CinderApiError },
+): AsyncGenerator<WalletStreamLine, void, undefined> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let rest = '';
+  let wallets = 0;
+  let done = false;
+  try {
+    while (!done) {
+      let part: ReadableStreamReadResult<Uint8Array>;
+      try {
+        part = await reader.read();
+      } catch (error) {
+        throw on.failure(error, wallets);
+      }
+      on.restart();
+      done = part.done;
+      const lines = (rest + (part.done ? decoder.decode() : decoder.decode(part.value, { stream: true }))).split('\n');
+      rest = lines.pop()!;
+      for (const text of lines) {
+        if (text === '') continue;
+        const line = parseStreamLine(text);
+        if ('address' in line) wallets++;
+        yield line;
+      }
+    }
+  } finally {
+    if (!done) void reader.cancel().catch(() => {});
+  }
+  if (rest !== '' || wallets < n) throw on.failure(undefined, wallets);
+}
+
+function parseStreamLine(text: string): WalletStreamLine {
+  let line: unknown;
+  try {
+    line = JSON.parse(text);
+  } catch {
+    throw invalidResponse('The wallets stream has a line that is not JSON');
+  }
+  if (!isObject(line)) throw invalidResponse('The wallets stream has a line that is not a JSON object');
+  if (isObject(line.error)) {
+    const { error } = line;
+    throw problemError(error, typeof error.status === 'number' ? error.status : 0, 'The server ended the stream with an error');
+  }
+  if ('address' in line && !(isNonEmptyString(line.address) && isNonEmptyString(line.privateKey))) {
+    throw invalidResponse('The wallets stream has a wallet without its address and key');
+  }
+  return line as WalletStreamLine;
 }
 
 /** The answers the retry policy waits out: rate limited, busy, or the same Idempotency-Key still running. */
@@ -517,34 +627,33 @@ export function createCinderClient(options: CinderClientOptions): CinderClient {
   const baseHeaders: Record<string, string> = { accept: 'application/json, application/problem+json', ...options.headers };
   if (options.apiKey) baseHeaders.authorization = `Bearer ${options.apiKey}`;
 
-  /** One call, with the retry policy's waits. */
-  async function request(call: Call): Promise<{ response: Response; json: unknown }> {
+  /**
+   * One call, with the retry policy's waits: the first answer that is not an error, its body not
+   * read yet, and the timer of its attempt (stopped by the caller once the body is read).
+   */
+  async function send(call: Call): Promise<{ response: Response; timer: AttemptTimer }> {
     const url = `${baseUrl}/${call.path.replace(/^\//, '')}`;
     const headers = { ...baseHeaders, ...call.headers };
     for (let attempt = 0; ; attempt++) {
       // timeoutMs bounds each attempt; the waits between attempts are bounded by the retry options.
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+      const timer = attemptTimer(timeoutMs);
+      const signal = call.signal ? AbortSignal.any([call.signal, timer.signal]) : timer.signal;
       let response: Response;
       let body: { json: unknown; text: string };
       try {
         response = await fetchImpl(url, { method: call.method, headers, body: call.body, signal, redirect: 'error' });
       } catch (error) {
+        timer.stop();
         if (call.signal?.aborted) throw clientError('ABORTED', 'The request was aborted', 0, error);
-        if (timeout.aborted) throw clientError('TIMEOUT', `No answer from ${baseUrl} within ${timeoutMs} ms`, 0, error);
+        if (timer.expired()) throw clientError('TIMEOUT', `No answer from ${baseUrl} within ${timeoutMs} ms`, 0, error);
         const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
         throw clientError('NETWORK_ERROR', `Cannot reach Cinder at ${baseUrl}: ${reason}`, 0, error);
       }
+      if (response.ok) return { response, timer };
       try {
-        body = await readBody(response);
-      } catch (error) {
-        if (call.signal?.aborted) throw clientError('ABORTED', 'The request was aborted', 0, error);
-        if (timeout.aborted) throw clientError('TIMEOUT', `No complete answer from ${baseUrl} within ${timeoutMs} ms`, 0, error);
-        throw clientError('NETWORK_ERROR', 'The connection broke while reading the answer', response.status, error);
-      }
-      if (response.ok) {
-        if (body.json === undefined) throw invalidResponse(`Expected a JSON answer from ${call.method} /${call.path.replace(/^\//, '')}`, response.status);
-        return { response, json: body.json };
+        body = await readAnswer(response, timer, call.signal);
+      } finally {
+        timer.stop();
       }
       const error = errorFromResponse(response, body.json);
       if (isRetryable(error) && call.retryable && attempt < retry.retries) {
@@ -563,6 +672,38 @@ export function createCinderClient(options: CinderClientOptions): CinderClient {
     }
   }
 
+  /** A whole answer's body, within its attempt's time: ABORTED, TIMEOUT or NETWORK_ERROR when it cannot be read. */
+  async function readAnswer(response: Response, timer: AttemptTimer, signal: AbortSignal | undefined): Promise<{ json: unknown; text: string }> {
+    try {
+      return await readBody(response);
+    } catch (error) {
+      if (signal?.aborted) throw clientError('ABORTED', 'The request was aborted', 0, error);
+      if (timer.expired()) throw clientError('TIMEOUT', `No complete answer from ${baseUrl} within ${timeoutMs} ms`, 0, error);
+      throw clientError('NETWORK_ERROR', 'The connection broke while reading the answer', response.status, error);
+    }
+  }
+
+  /** One call answered with JSON, with the retry policy's waits. */
+  async function request(call: Call): Promise<{ response: Response; json: unknown }> {
+    const { response, timer } = await send(call);
+    let body: { json: unknown; text: string };
+    try {
+      body = await readAnswer(response, timer, call.signal);
+    } finally {
+      timer.stop();
+    }
+    if (body.json === undefined) throw invalidResponse(`Expected a JSON answer from ${call.method} /${call.path.replace(/^\//, '')}`, response.status);
+    return { response, json: body.json };
+  }
+
+  /** The query string of generate_wallets: n and the options given, as the route spells them. */
+  function walletsQuery(n: number, parameters: Omit<GenerateWalletsOptions, 'signal'>): URLSearchParams {
+    if (!Number.isSafeInteger(n) || n < 1) throw clientError('INVALID_ARGUMENT', `n must be a positive integer, got ${String(n)}`);
+    const query = new URLSearchParams({ n: String(n) });
+    for (const [name, value] of Object.entries(parameters)) if (value !== undefined) query.set(name, String(value));
+    return query;
+  }
+
   const post = (path: string, body: unknown, signal: AbortSignal | undefined) =>
     // Nothing that is sent twice can act twice here: a prepare signs nothing, and a relay's same
     // signed bytes have the same signature, which lands at most once (the server answers a repeat by signature).
@@ -579,12 +720,39 @@ export function createCinderClient(options: CinderClientOptions): CinderClient {
     },
 
     async generateWallets(n: number, walletOptions: GenerateWalletsOptions = {}) {
-      if (!Number.isSafeInteger(n) || n < 1) throw clientError('INVALID_ARGUMENT', `n must be a positive integer, got ${String(n)}`);
       const { signal, ...parameters } = walletOptions;
-      const query = new URLSearchParams({ n: String(n) });
-      for (const [name, value] of Object.entries(parameters)) if (value !== undefined) query.set(name, String(value));
+      const query = walletsQuery(n, parameters);
       const { json } = await request({ method: 'GET', path: `api/generate_wallets?${query}`, retryable: true, signal });
       return normaliseWallets(json, n);
+    },
+
+    async *streamWallets(n: number, walletOptions: GenerateWalletsOptions = {}) {
+      const { signal, ...parameters } = walletOptions;
+      const query = walletsQuery(n, parameters);
+      // Retried (429, 503) like any call, as long as nothing of the answer has arrived.
+      const { response, timer } = await send({
+        method: 'GET',
+        path: `api/generate_wallets?${query}`,
+        headers: { accept: 'application/x-ndjson, application/problem+json' },
+        retryable: true,
+        signal,
+      });
+      try {
+        if (!/^application\/x-ndjson\b/i.test(response.headers.get('content-type') ?? '') || response.body === null) {
+          throw invalidResponse('Expected a streamed answer (application/x-ndjson) from GET /api/generate_wallets', response.status);
+        }
+        yield* readWalletLines(response.body, n, {
+          restart: timer.restart,
+          failure: (error, wallets) => {
+            const progress = `after ${wallets} of ${n} wallets`;
+            if (signal?.aborted) return clientError('ABORTED', `The stream was aborted ${progress}`, 0, error);
+            if (timer.expired()) return clientError('TIMEOUT', `The stream sent nothing for ${timeoutMs} ms ${progress}`, 0, error);
+            return clientError('NETWORK_ERROR', `The stream broke ${progress}: the connection to ${baseUrl} was cut`, 0, error);
+          },
+        });
+      } finally {
+        timer.stop();
+      }
     },
 
     async getTransaction(signature: string, requestOptions: RequestOptions = {}) {

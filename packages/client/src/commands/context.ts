@@ -33,7 +33,8 @@ export interface CommandContext {
 }
 
 export interface Progress {
-  update(done: number): void;
+  /** `extra`: what else the bar says from now on (a vanity search: the keys tried). */
+  update(done: number, extra?: string): void;
   stop(): void;
 }
 

@@ -22,7 +22,8 @@
  *   wallet of thousands of accounts can be relayed before its blockhash expires.
  * - generate_wallets also has a budget of wallets per minute that counts `n`, not requests
  *   (src/store/windowCounter.ts, same store choice). A request whose `n` does not fit what is left
- *   is refused and uses nothing.
+ *   is refused and uses nothing. A streamed request of plain or hd wallets is charged as its
+ *   wallets are made instead, and waits out a spent window (./streamCharge.ts).
  *
  * Every /api response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds)
  * of the last budget it counted against; on generate_wallets they describe whichever limit is
@@ -32,6 +33,7 @@
  * `cinder_redis_errors_total{operation="rate_limit"}` and `cinder_rate_limit_fail_open_total`.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { getTransactionDecoder } from '@solana/kit';
 import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -44,7 +46,8 @@ import type { Metrics } from '../metrics.ts';
 import { throttledLog } from '../store/redis.ts';
 import type { WindowCounter } from '../store/windowCounter.ts';
 import { isApiRequest } from './auth.ts';
-import { maxWalletsOf } from './routes/generateWallets.ts';
+import { isStreamable, maxWalletsOf } from './routes/generateWallets.ts';
+import { createStreamCharge, type StreamCharge } from './streamCharge.ts';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -56,6 +59,8 @@ declare module 'fastify' {
     cinderRateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
     /** Set by the edge (src/http/edge.ts) for a request it refuses: answered once the request is counted. */
     cinderRefusal: CinderError | null;
+    /** A streamed generate_wallets request's wallets budget, charged as it goes (null: charged up front, or no budget). */
+    cinderStreamCharge: StreamCharge | null;
   }
 }
 
@@ -224,6 +229,7 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
 
   app.decorateRequest('cinderRateLimit', null);
   app.decorateRequest('cinderRefusal', null);
+  app.decorateRequest('cinderStreamCharge', null);
 
   app.addHook('onRequest', async (request, reply) => {
     const bucket = bucketOf(request);
@@ -284,6 +290,18 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     const n = Number(query.n);
     if (!Number.isSafeInteger(n) || n < 1 || n > maxWalletsOf(query, request.headers.accept, config)) return;
     const max = config.rateLimit.walletsPerMin;
+    if (isStreamable(query, request.headers.accept)) {
+      // Streamed plain and hd wallets pay as they are made, waiting out a spent window (streamCharge.ts).
+      request.cinderStreamCharge = createStreamCharge({
+        take: (units) => counters.take(`wallets|${request.cinderClient}`, units, max, RATE_LIMIT_WINDOW_MS),
+        max,
+        total: n,
+        wait: (ms, signal) => delay(ms, undefined, { signal }),
+        onStoreError: (error) => failOpen(request, 'generate', error),
+        onPause: (ms) => request.log.debug({ ms }, 'wallets stream paused: the client has spent its wallet budget for this window'),
+      });
+      return;
+    }
     let taken: Awaited<ReturnType<WindowCounter['take']>>;
     try {
       taken = await counters.take(`wallets|${request.cinderClient}`, n, max, RATE_LIMIT_WINDOW_MS);

@@ -22,8 +22,10 @@ export interface WindowCounter {
   take(key: string, n: number, max: number, windowMs: number): Promise<TakeResult>;
 }
 
-export function createMemoryWindowCounter(options: { maxKeys?: number } = {}): WindowCounter {
+export function createMemoryWindowCounter(options: { maxKeys?: number; now?: () => number } = {}): WindowCounter {
   const maxKeys = options.maxKeys ?? 100_000;
+  // Injectable for tests that follow windows through their resets without waiting for them.
+  const clock = options.now ?? Date.now;
   const windows = new Map<string, { used: number; resetAt: number }>();
   let lastSweep = 0;
 
@@ -42,7 +44,7 @@ export function createMemoryWindowCounter(options: { maxKeys?: number } = {}): W
 
   return {
     async take(key, n, max, windowMs) {
-      const now = Date.now();
+      const now = clock();
       sweep(now);
       let window = windows.get(key);
       if (!window || window.resetAt <= now) {

@@ -12,7 +12,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { CinderError } from '../errors.ts';
-import { CONTROL_FOUND, CONTROL_STOP, generateKeys, readBatch, type BatchView, type KeysTask, type VanityTask, type WalletTask } from './generate.ts';
+import { CONTROL_FOUND, CONTROL_STOP, generateKeys, readBatch, type BatchView, type HdTask, type KeysTask, type VanityTask, type WalletTask } from './generate.ts';
 import { generateMnemonic, mnemonicToSeed, solanaParentNode, type MnemonicWords, type Slip10Node } from './mnemonic.ts';
 
 export interface WalletGeneratorOptions {
@@ -63,6 +63,8 @@ export interface GenerateWalletsRequest {
   signal?: AbortSignal;
   /** Who asks (the rate limiter's client id): work on the pool is shared out per client. */
   client?: string;
+  /** A stream of plain or hd wallets: awaited before each batch is made, with its size (the wallets budget, charged as it goes). */
+  charge?: (wallets: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** The JSON body `{"wallets":[…],"keypairs":[…]}`, as parts to be written in order. */
@@ -312,7 +314,7 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
   }
 
   /** The tasks of n wallets (plain, mnemonic= or hd), in order, `perTask` wallets at most each. */
-  function walletTasks(request: GenerateWalletsRequest, lines: boolean, parent: Slip10Node | null, perTask?: number): WalletTask[] {
+  function walletTasks(request: GenerateWalletsRequest, lines: boolean, parent: Slip10Node | null, perTask?: number): (KeysTask | HdTask)[] {
     const keygen = request.keygen ?? false;
     const mnemonic = request.mnemonic ?? null;
     const sizes =
@@ -320,8 +322,8 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
         ? splitWork(request.n, threads, MNEMONIC_KEYS_PER_TASK, 1)
         : splitWork(request.n, threads, perTask ?? KEYS_PER_TASK, Math.min(perTask ?? MIN_KEYS_PER_TASK, MIN_KEYS_PER_TASK));
     let from = 0;
-    return sizes.map((count): WalletTask => {
-      const task: WalletTask =
+    return sizes.map((count): KeysTask | HdTask => {
+      const task: KeysTask | HdTask =
         parent === null
           ? { kind: 'keys', count, keygen, mnemonic, lines }
           : { kind: 'hd', parent, from, count, keygen, mnemonic: null, lines };
@@ -353,6 +355,7 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
       try {
         while (written < tasks.length) {
           while (running.length < window && next < tasks.length) {
+            await request.charge?.(tasks[next]!.count, signal);
             streamTasksStarted++;
             streamTasksRunning++;
             running.push(p.run(tasks[next++]!).finally(() => streamTasksRunning--));

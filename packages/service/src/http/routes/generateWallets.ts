@@ -202,8 +202,12 @@ export function maxWalletsOf(
   accept: string | undefined,
   config: Pick<Config, 'maxWalletsPerRequest' | 'maxWalletsStreamed'>,
 ): number {
-  const streamable = acceptsNdjson(accept) && !query.prefix && !query.suffix && query.mnemonic === undefined;
-  return streamable ? Math.max(config.maxWalletsStreamed, config.maxWalletsPerRequest) : config.maxWalletsPerRequest;
+  return isStreamable(query, accept) ? Math.max(config.maxWalletsStreamed, config.maxWalletsPerRequest) : config.maxWalletsPerRequest;
+}
+
+/** Plain and hd wallets asked for as a stream: no limit but MAX_WALLETS_STREAMED, and charged to the wallets budget as they are made. */
+export function isStreamable(query: { prefix?: unknown; suffix?: unknown; mnemonic?: unknown }, accept: string | undefined): boolean {
+  return acceptsNdjson(accept) && !query.prefix && !query.suffix && query.mnemonic === undefined;
 }
 
 /** True when the Accept header lists application/x-ndjson (with a q above 0): the streamed answer. */
@@ -360,6 +364,7 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
         vanity: vanity ? { prefix, suffix, ignoreCase: query.ignoreCase === 'true' } : null,
         signal: abort.signal,
         client: request.cinderClient,
+        ...(request.cinderStreamCharge ? { charge: request.cinderStreamCharge } : {}),
         // A streamed search has no answer to hold back: it runs while the client stays, up to VANITY_MAX_MS.
         ...(streamed ? { vanityTimeoutMs: config.vanityMaxMs } : {}),
       };
