@@ -7,7 +7,9 @@
  * every owner's key and the fee payer's and lands them.
  *
  * What cannot be closed (frozen, holding tokens of a mint not listed for burning, …) is skipped
- * with its reason by the planner and never blocks the other accounts or owners.
+ * with its reason by the planner and never blocks the other accounts or owners; nor does an owner
+ * whose closes the node refuses at simulation (its accounts changed since they were read): that
+ * owner is left out with the node's reason (`TRANSACTION_REJECTED`) and the others packed again.
  */
 import {
   compileTransaction,
@@ -119,6 +121,8 @@ export interface ManyResult {
 
 /** Simulations in flight at once (as compile.ts: a job of 1,000 owners is a few hundred transactions). */
 const SIMULATIONS_AT_ONCE = 8;
+/** Rounds of leaving out owners whose closes the node refuses, before the job gives up (a race in every round is no accident). */
+const REJECTION_ROUNDS = 3;
 /** Transactions compiled or signed in one turn of the event loop at most. */
 const COMPILES_PER_SLICE = 8;
 function priced(transaction: ManyOwnerTransaction, computeUnitLimit: number, share: bigint): PricedManyTransaction {
@@ -127,7 +131,8 @@ function priced(transaction: ManyOwnerTransaction, computeUnitLimit: number, sha
   return { ...transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports };
 }
 
-function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[]): ManyPlan {
+/** `rejected`: the accounts of owners left out because the node refused their closes. */
+function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[], rejected: readonly ManySkippedAccount[] = []): ManyPlan {
   const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
   const returnsLamports = transactions.reduce((sum, t) => sum + t.returnsLamports, 0n);
   return {
@@ -136,7 +141,7 @@ function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[]): 
     feeLamports,
     returnsLamports,
     netLamports: returnsLamports - feeLamports,
-    skippedAccounts: owners.flatMap((o) => skippedOf(o.actions).map((s) => ({ ...s, owner: o.state.owner }))),
+    skippedAccounts: [...owners.flatMap((o) => skippedOf(o.actions).map((s) => ({ ...s, owner: o.state.owner }))), ...rejected],
   };
 }
 
@@ -216,31 +221,75 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
     }
     const reserve = rentExemptMinimum(rent!, 0);
     const feePayerLamports = also.get(job.feePayer)?.lamports ?? 0n;
-    const shares = packed.map((_, i) => priorityShare(job.priorityFeeLamports, packed.length, i));
-    // Said from the fee bounds before any simulation: a fee payer that cannot pay costs no RPC call more.
-    assertFeePayerCanPay(job.feePayer, feePayerLamports, packed.map((t, i) => feeUpperBound(t.signatures, shares[i]!)), reserve);
     const feePayer = createNoopSigner(job.feePayer);
-    const transactions = await mapConcurrently(packed, SIMULATIONS_AT_ONCE, async (transaction, i) => {
-      const share = shares[i]!;
-      const message = manyOwnerMessage(feePayer, lifetime, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, job.destination);
-      const simulation = await chain.simulate(getBase64EncodedWireTransaction(compileTransaction(message)), deadline);
-      if (simulation.err) {
-        if (simulation.err === 'InsufficientFundsForFee' || simulation.err === 'AccountNotFound') {
-          assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, share)], reserve);
+    const simulate = (transaction: ManyOwnerTransaction, share: bigint) =>
+      chain.simulate(
+        getBase64EncodedWireTransaction(
+          compileTransaction(manyOwnerMessage(feePayer, lifetime, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, job.destination)),
+        ),
+        deadline,
+      );
+    // Owners whose closes the node refuses (they changed since they were read) are left out with
+    // their reason, and the others packed again: one wallet never blocks the rest of the job.
+    const rejected: ManySkippedAccount[] = [];
+    let remaining = owners;
+    let current = packed;
+    for (let round = 1; ; round++) {
+      const shares = current.map((_, i) => priorityShare(job.priorityFeeLamports, current.length, i));
+      // Said from the fee bounds before any simulation: a fee payer that cannot pay costs no RPC call more.
+      assertFeePayerCanPay(job.feePayer, feePayerLamports, current.map((t, i) => feeUpperBound(t.signatures, shares[i]!)), reserve);
+      const simulations = await mapConcurrently(current, SIMULATIONS_AT_ONCE, (transaction, i) => simulate(transaction, shares[i]!));
+      const failed = current.flatMap((transaction, i) => (simulations[i]!.err ? [{ transaction, err: simulations[i]!.err }] : []));
+      if (failed.length === 0) {
+        const transactions = current.map((transaction, i) => {
+          const { unitsConsumed } = simulations[i]!;
+          return priced(transaction, unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(unitsConsumed), shares[i]!);
+        });
+        const result = summarize(owners, transactions, rejected);
+        assertFeePayerCanPay(job.feePayer, feePayerLamports, transactions.map((t) => t.feeLamports), reserve);
+        assertFeeWithinReclaim(result.returnsLamports, result.feeLamports, job.allowNetLoss);
+        return { ...result, lifetime };
+      }
+      for (const { transaction, err } of failed) {
+        if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound') assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, 0n)], reserve);
+      }
+      // Which owners of the refused transactions the node refuses on their own.
+      const suspects = remaining.filter((o) => failed.some((f) => f.transaction.owners.includes(o.state.owner)));
+      const alone = await mapConcurrently(suspects, SIMULATIONS_AT_ONCE, async (suspect) => {
+        for (const transaction of await packOwners([{ owner: suspect.state.owner, actions: suspect.actions }], job.feePayer, job.destination)) {
+          const { err } = await simulate(transaction, 0n);
+          if (err) return err;
         }
+        return null;
+      });
+      const culprits = suspects.flatMap((suspect, i) => (alone[i] === null ? [] : [{ suspect, err: alone[i] }]));
+      if (culprits.length === 0 || round === REJECTION_ROUNDS) {
+        const first = failed[0]!;
         throw new CinderError(
           'TRANSACTION_REJECTED',
-          `The transaction of owners ${transaction.owners.join(', ')} would fail on chain (${describeTransactionError(simulation.err)}); ` +
+          `The transaction of owners ${first.transaction.owners.join(', ')} would fail on chain (${describeTransactionError(first.err)}); ` +
             'their accounts changed since they were read, or cannot be closed. Preview again. Nothing was sent.',
         );
       }
-      const limit = simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed);
-      return priced(transaction, limit, share);
-    });
-    const result = summarize(owners, transactions);
-    assertFeePayerCanPay(job.feePayer, feePayerLamports, transactions.map((t) => t.feeLamports), reserve);
-    assertFeeWithinReclaim(result.returnsLamports, result.feeLamports, job.allowNetLoss);
-    return { ...result, lifetime };
+      for (const { suspect, err } of culprits) {
+        const owner = suspect.state.owner;
+        const why = `Closing the accounts of ${owner} would fail on chain (${describeTransactionError(err)}): they changed since they were read, so none of that owner's accounts is in this reclaim; preview again`;
+        for (const a of suspect.actions) {
+          if (a.action !== 'keep' && a.action !== 'skip') rejected.push({ address: a.account.address, code: 'TRANSACTION_REJECTED', reason: why, owner });
+        }
+      }
+      remaining = remaining.filter((o) => !culprits.some((c) => c.suspect === o));
+      current = await packOwners(
+        remaining.map((o) => ({ owner: o.state.owner, actions: o.actions })),
+        job.feePayer,
+        job.destination,
+      );
+      if (current.length === 0) {
+        throw new CinderError('TRANSACTION_REJECTED', `${rejected.map((r) => r.reason).filter((r, i, all) => all.indexOf(r) === i).join('; ')}. Nothing was sent.`, {
+          extensions: { skippedAccounts: rejected },
+        });
+      }
+    }
   }
 
   /** The compiled, unsigned transactions of a plan (fee payer first, then the owners, as signers). */
@@ -380,7 +429,7 @@ function describeMany(result: Omit<ManyResult, 'message'>, owners: number): stri
   const money =
     `${formatSol(result.reclaimedLamports)} SOL of rent to ${result.destination}, fees ${formatSol(result.feeLamports)} SOL paid by ${result.feePayer}, ` +
     `net ${formatNetSol(result.netLamports)} SOL`;
-  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${result.skippedAccounts.length} account${result.skippedAccounts.length === 1 ? '' : 's'}: ${result.skippedAccounts.map((s) => s.reason).join('; ')}.` : '';
+  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${result.skippedAccounts.length} account${result.skippedAccounts.length === 1 ? '' : 's'}: ${[...new Set(result.skippedAccounts.map((s) => s.reason))].join('; ')}.` : '';
   const done = `Closed ${closed} account${closed === 1 ? '' : 's'} of ${owners} owner${owners === 1 ? '' : 's'} in ${landed} of ${result.transactions.length} transaction${result.transactions.length === 1 ? '' : 's'}: ${money}`;
   if (result.status === 'success') return `${done}.${skipped}`;
   const problems = result.transactions

@@ -7,7 +7,8 @@
  * - `confirmation`: real-cluster confirmation timing: a sent signature reads as unknown for
  *   `unknownMs` and at most `processed` until `processedUntilMs` after it was first sent (the
  *   chain itself confirms at once);
- * - `refuse`: answer 429 (with `retryAfter`, seconds) to the next N requests.
+ * - `refuse`: answer 429 (with `retryAfter`, seconds) to the next N requests;
+ * - `beforeForward`: run a test's step (change the chain, say) before a request reaches the chain.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +34,8 @@ export interface RpcProxy {
   /** Answer 429 (Retry-After: `retryAfterSeconds`, none when null) to the next `count` requests. */
   refuse(count: number, retryAfterSeconds: number | null): void;
   setMaxRps(maxRps: number | undefined): void;
+  /** Run `step` before each request is forwarded, with its calls' methods (null: none). */
+  beforeForward(step: ((methods: string[]) => Promise<void>) | null): void;
   /** Forget what was recorded so far. */
   reset(): void;
   count(method: string): number;
@@ -56,6 +59,7 @@ export async function startRpcProxy(target: string, options: RpcProxyOptions = {
   /** Arrival times of the accepted requests in the last second (the provider's sliding window). */
   let window: number[] = [];
   const sentAt = new Map<string, number>();
+  let beforeForward: ((methods: string[]) => Promise<void>) | null = null;
 
   function refuse(res: http.ServerResponse, retryAfter: number | null, n: number) {
     for (let i = 0; i < n; i++) refusals.push(Date.now());
@@ -108,6 +112,7 @@ export async function startRpcProxy(target: string, options: RpcProxyOptions = {
           }
         }
         try {
+          await beforeForward?.(calls.map((c) => String(c.method ?? '')));
           const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
           let text = await upstream.text();
           const single = calls.length === 1 ? calls[0]! : undefined;
@@ -132,6 +137,9 @@ export async function startRpcProxy(target: string, options: RpcProxyOptions = {
     refuse(count, retryAfterSeconds) {
       refuseNext = count;
       refuseRetryAfter = retryAfterSeconds;
+    },
+    beforeForward(step) {
+      beforeForward = step;
     },
     setMaxRps(value) {
       maxRps = value;

@@ -4,6 +4,7 @@
  * of the chain), 12 wallets with no SOL and an SPL Token and a Token-2022 account each reclaimed
  * to one destination in at most 4 transactions, the fee payer paying exactly the fees and the
  * destination receiving exactly the rents, a frozen account skipped without blocking the others,
+ * a wallet that changes between the read and the simulation left out without blocking the others,
  * the same through prepare, local signing and the relay, and the hostile cases.
  */
 import assert from 'node:assert/strict';
@@ -61,6 +62,21 @@ async function twelveWallets(): Promise<{ wallets: ManyWallet[]; frozen: Address
   const frozen = await createAta(t.chain, payer, wallets[3]!.signer.address, freezable);
   await freezeTokenAccount(t.chain, payer, frozen, freezable);
   return { wallets, frozen };
+}
+
+/**
+ * The race of a changing wallet: on the service's first simulation (at the proxy), a token of the
+ * first mint arrives in `account`, which the service read as empty a moment before.
+ */
+function tokenArrivesOnFirstSimulation(account: Address): { happened: boolean } {
+  const race = { happened: false };
+  proxy.beforeForward(async (methods) => {
+    if (!race.happened && methods.includes('simulateTransaction')) {
+      race.happened = true;
+      await mintTokens(t.chain, payer, mints[0]!.mint, account, 1n);
+    }
+  });
+  return race;
 }
 
 const exists = async (address: Address) => (await t.chain.rpc.getAccountInfo(address, { encoding: 'base64' }).send()).value !== null;
@@ -169,6 +185,58 @@ describe('POST /api/reclaim_rent with userPrivateKeys', () => {
     assert.equal(again.body, response.body);
     assert.equal(await getLamports(t.chain, feePayer.signer.address), feePayerBefore - fees);
     assertNoKeyLogged(wallets, feePayerKey, feePayerKey.slice(0, 40));
+  });
+
+  it('leaves out a wallet whose account changes between the read and the simulation, and reclaims the others to the lamport; with no other wallet, nothing is sent', async () => {
+    // The race: a token arrives in an account of wallet 2 after the service read it as empty,
+    // before the service simulates (at the proxy, on the first simulateTransaction).
+    const wallets = await createEmptyWallets(t.chain, payer, 6, mints);
+    const raced = wallets[2]!;
+    const racedAccounts = raced.accounts;
+    const feePayer = await createFundedSigner(t.chain, 1_000_000_000n);
+    const feePayerKey = getBase58Decoder().decode(feePayer.secretKey);
+    const destination = (await generateKeyPairSigner()).address;
+    const others = wallets.filter((w) => w !== raced).flatMap((w) => w.accounts);
+    const rents = sum(await balancesOf(t.chain, others));
+    const feePayerBefore = await getLamports(t.chain, feePayer.signer.address);
+
+    const race = tokenArrivesOnFirstSimulation(raced.accounts[0]!);
+    const response = await post('/api/reclaim_rent', {
+      userPrivateKeys: wallets.map((w) => w.key.base58SecretKey),
+      feePayerPrivateKey: feePayerKey,
+      destination,
+      priorityFee: 0,
+    }).finally(() => proxy.beforeForward(null));
+    assert.ok(race.happened);
+    assert.equal(response.statusCode, 200, response.body);
+    const body = response.json();
+    assert.equal(body.status, 'success', body.message);
+    const { transactions, skippedAccounts } = body.details;
+    assert.ok(transactions.every((tx: { owners: string[] }) => !tx.owners.includes(raced.signer.address)), 'the raced wallet is in no transaction');
+    assert.deepEqual(transactions.flatMap((tx: { closedAccounts: string[] }) => tx.closedAccounts).sort(), [...others].sort());
+    assert.deepEqual(
+      skippedAccounts.map((s: { address: string; code: string; owner: string }) => [s.address, s.code, s.owner]).sort(),
+      racedAccounts.map((a) => [a, 'TRANSACTION_REJECTED', raced.signer.address]).sort(),
+    );
+    assert.match(skippedAccounts[0].reason, /would fail on chain/);
+    for (const account of others) assert.equal(await exists(account), false);
+    for (const account of racedAccounts) assert.equal(await exists(account), true);
+    const fees = sum(transactions.map((tx: { feeLamports: string }) => BigInt(tx.feeLamports)));
+    assert.equal(await getLamports(t.chain, destination), rents);
+    assert.equal(await getLamports(t.chain, feePayer.signer.address), feePayerBefore - fees);
+    assert.equal(body.details.netLamports, (rents - fees).toString());
+
+    // The same race on the only wallet of a job: a 400 that names why, nothing sent.
+    const [alone] = await createEmptyWallets(t.chain, payer, 1, mints);
+    const aloneRace = tokenArrivesOnFirstSimulation(alone!.accounts[0]!);
+    const refused = await post('/api/reclaim_rent/prepare', { owners: [alone!.signer.address], feePayer: feePayer.signer.address, destination }).finally(() =>
+      proxy.beforeForward(null),
+    );
+    assert.ok(aloneRace.happened);
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.equal(refused.json().code, 'TRANSACTION_REJECTED');
+    assert.match(refused.json().detail, /would fail on chain.*Nothing was sent/);
+    assert.equal(await getLamports(t.chain, feePayer.signer.address), feePayerBefore - fees);
   });
 
   it('refuses, sending nothing: the same owner twice, a destination that is an owner, a fee payer with too little SOL, both key fields, 1,001 keys', async () => {
