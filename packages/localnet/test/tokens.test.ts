@@ -29,7 +29,7 @@ import {
   startTestChain,
   type TestChain,
 } from '@cinder/testkit';
-import { rpcCall, rpcResult } from '@cinder/testkit';
+import { createMint2022, rpcCall, rpcResult } from '@cinder/testkit';
 
 const TOKEN_2022 = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 const NATIVE_MINT = address('So11111111111111111111111111111111111111112');
@@ -325,4 +325,21 @@ test('getTransaction reports the inner instructions of cross-program invocations
   const programs = inner[0]!.instructions.map((ix) => keys[ix.programIdIndex]);
   assert.ok(programs.includes(TOKEN_PROGRAM_ADDRESS) && programs.includes(address('11111111111111111111111111111111')), programs.join());
   assert.ok(inner[0]!.instructions.every((ix) => ix.stackHeight === 2));
+});
+
+test('an empty frozen account of either token program closes: CloseAccount checks the balance and the authority, not the freeze state', async () => {
+  // A fact of the programs (spl-token's process_close_account has no frozen check; Token-2022's
+  // neither), recorded here because Cinder's planner skips frozen accounts anyway
+  // (ACCOUNT_FROZEN, as CONTRACT.md settles it), empty ones included.
+  const holder = (await createFundedSigner(chain, 1_000_000_000n)).signer;
+  for (const tokenProgram of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022]) {
+    const freezable = tokenProgram === TOKEN_2022 ? await createMint2022(chain, payer, { decimals: 0, freezeAuthority: payer.address }) : await createTestMint(chain, payer, { decimals: 0, freezeAuthority: payer.address });
+    const account = await createAta(chain, payer, holder.address, freezable, tokenProgram);
+    await freezeTokenAccount(chain, payer, account, freezable, tokenProgram);
+    const rent = (await chain.rpc.getBalance(account).send()).value;
+    const before = (await chain.rpc.getBalance(holder.address).send()).value;
+    await sendInstructions(chain, payer, [getCloseAccountInstruction({ account, destination: holder.address, owner: holder }, { programAddress: tokenProgram })]);
+    assert.equal((await chain.rpc.getAccountInfo(account).send()).value, null, `${tokenProgram}: closed`);
+    assert.equal((await chain.rpc.getBalance(holder.address).send()).value, before + rent, `${tokenProgram}: its rent to the owner`);
+  }
 });

@@ -4,9 +4,11 @@
  * reclaim (the whole wallet) and prepare all ask this one function, with different options.
  *
  * Facts relied on (each checked on the embedded chain by test/plan/*.test.ts and test/http/*):
- * - CloseAccount needs a zero token balance (wrapped SOL excepted: closing it unwraps), an account
- *   that is not frozen, the owner (or the close authority) as signer, and, on Token-2022, no
- *   withheld transfer fees (harvested to the mint first) and an empty confidential balance.
+ * - CloseAccount needs a zero token balance (wrapped SOL excepted: closing it unwraps), the owner
+ *   (or the close authority) as signer, and, on Token-2022, no withheld transfer fees (harvested to
+ *   the mint first) and an empty confidential balance. A frozen account cannot be burned; the
+ *   programs would close an empty frozen one (packages/localnet/test/tokens.test.ts), but the
+ *   contract's money rules skip every frozen account (ACCOUNT_FROZEN), and so does this planner.
  * - Token-2022 Pausable refuses burns while the mint is paused (MintPaused); PermissionedBurn
  *   refuses a plain burn (it needs the burn authority's signature, which Cinder never holds). Neither blocks closing an empty account.
  * - WithdrawExcessLamports (instruction 38) moves an account's lamports above its rent-exempt
