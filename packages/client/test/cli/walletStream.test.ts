@@ -35,8 +35,14 @@ async function startRelay(target: string, options: { cutAfterBytes?: number } = 
       answers.push(record);
       const parts: Buffer[] = [];
       let size = 0;
+      let cut = false;
       answer.on('data', (chunk: Buffer) => {
+        // Nothing after the cut: more chunks can arrive before the socket is destroyed, and one
+        // written after the head would splice two lines into one that is not JSON.
+        if (cut) return;
         if (options.cutAfterBytes !== undefined && size + chunk.length > options.cutAfterBytes) {
+          cut = true;
+          answer.pause();
           const head = chunk.subarray(0, options.cutAfterBytes - size);
           parts.push(head);
           record.body = Buffer.concat(parts);
