@@ -87,12 +87,12 @@ export function parseResponses(data: Buffer, headRequests = 0): { responses: Raw
 
 /**
  * Sends `parts` (written one after the other, `gapMs` apart) and collects what comes back until
- * the server closes the connection or `timeoutMs` passes.
+ * the server closes the connection, `timeoutMs` passes, or `closeOn` resolves (the client goes away).
  */
 export function exchange(
   port: number,
   parts: (string | Buffer)[],
-  options: { timeoutMs?: number; gapMs?: number; headRequests?: number; endAfterWrite?: boolean } = {},
+  options: { timeoutMs?: number; gapMs?: number; headRequests?: number; endAfterWrite?: boolean; closeOn?: Promise<unknown> } = {},
 ): Promise<RawExchange> {
   const timeoutMs = options.timeoutMs ?? 15_000;
   return new Promise((resolve) => {
@@ -119,6 +119,7 @@ export function exchange(
         socket.write(part);
       }
       if (options.endAfterWrite) socket.end();
+      if (options.closeOn) void options.closeOn.then(() => socket.destroy());
     });
   });
 }
