@@ -239,7 +239,7 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
       // Said from the fee bounds before any simulation: a fee payer that cannot pay costs no RPC call more.
       assertFeePayerCanPay(job.feePayer, feePayerLamports, current.map((t, i) => feeUpperBound(t.signatures, shares[i]!)), reserve);
       const simulations = await mapConcurrently(current, SIMULATIONS_AT_ONCE, (transaction, i) => simulate(transaction, shares[i]!));
-      const failed = current.flatMap((transaction, i) => (simulations[i]!.err ? [{ transaction, err: simulations[i]!.err }] : []));
+      const failed = current.flatMap((transaction, i) => (simulations[i]!.err ? [{ transaction, share: shares[i]!, err: simulations[i]!.err }] : []));
       if (failed.length === 0) {
         const transactions = current.map((transaction, i) => {
           const { unitsConsumed } = simulations[i]!;
@@ -250,8 +250,8 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
         assertFeeWithinReclaim(result.returnsLamports, result.feeLamports, job.allowNetLoss);
         return { ...result, lifetime };
       }
-      for (const { transaction, err } of failed) {
-        if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound') assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, 0n)], reserve);
+      for (const { transaction, share, err } of failed) {
+        if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound') assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, share)], reserve);
       }
       // Which owners of the refused transactions the node refuses on their own.
       const suspects = remaining.filter((o) => failed.some((f) => f.transaction.owners.includes(o.state.owner)));
@@ -285,7 +285,7 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
         job.destination,
       );
       if (current.length === 0) {
-        throw new CinderError('TRANSACTION_REJECTED', `${rejected.map((r) => r.reason).filter((r, i, all) => all.indexOf(r) === i).join('; ')}. Nothing was sent.`, {
+        throw new CinderError('TRANSACTION_REJECTED', `${[...new Set(rejected.map((r) => r.reason))].join('; ')}. Nothing was sent.`, {
           extensions: { skippedAccounts: rejected },
         });
       }
