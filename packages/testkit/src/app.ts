@@ -22,6 +22,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * A counter or gauge of the app's /metrics: the sum of its series whose labels include `labels`
+ * (say 'method="sendTransaction"', every outcome), 0 before it has any.
+ */
+export async function metricValue(t: TestApp, name: string, labels = ''): Promise<number> {
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return text
+    .split('\n')
+    .filter((line) => (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
 /** The real app over the real JSON-RPC path to a fresh local chain, with its log output captured. */
 export async function createTestApp(
   overrides: Partial<Config> = {},

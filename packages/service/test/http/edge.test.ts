@@ -13,7 +13,7 @@ import { createLogger } from '../../src/logger.ts';
 import { normaliseRequestTarget } from '../../src/http/edge.ts';
 import { toCinderError } from '../../src/http/problem.ts';
 import { isSecretKeyText, scrubSecretKeys } from '../../src/keys/detectSecretKey.ts';
-import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestApp, metricValue, type TestApp } from '@cinder/testkit';
 import { createTestKey, type TestKey } from '@cinder/testkit';
 import { createAta, createFundedSigner, createTestMint, mintTokens, rpcResult, startTestChain, type TestChain } from '@cinder/testkit';
 import { findLeaks, keyForms, type KeyForms } from './leaks.ts';
@@ -363,10 +363,7 @@ describe('pipelining, aborts and the logs', () => {
     // The client sends the burn and goes away once the service has sent its transaction, which the
     // chain holds in flight for a while: mid-burn whatever the machine's speed (a fixed 50 ms was
     // sometimes over before the body was read on a loaded machine, and then no burn ran at all).
-    const sends = async () => {
-      const line = (await open.app.inject({ method: 'GET', url: '/metrics' })).body.split('\n').find((l) => l.startsWith('cinder_rpc_requests_total{') && l.includes('method="sendTransaction"'));
-      return line ? Number(line.split(' ').at(-1)) : 0;
-    };
+    const sends = () => metricValue(open, 'cinder_rpc_requests_total', 'method="sendTransaction"');
     const sendsBefore = await sends();
     let waiting = true;
     const sent = (async () => {

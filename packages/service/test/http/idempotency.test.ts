@@ -11,7 +11,7 @@ import type { Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import type { Config } from '../../src/config.ts';
 import { createMemoryIdempotencyStore } from '../../src/store/idempotencyStore.ts';
-import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestApp, metricValue, type TestApp } from '@cinder/testkit';
 import { createAta, createTestMint, createTokenHolder, mintTokens, startTestChain, type TestChain, type TokenHolder } from '@cinder/testkit';
 import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
@@ -63,12 +63,6 @@ function burn(app: TestApp, body: unknown, idempotencyKey?: string, headers: Rec
 
 const bodyOf = (h: Holder, priorityFee = 0.000001) => ({ mint: h.mint, priorityFee, userPrivateKey: h.key });
 
-async function metric(app: TestApp, line: string): Promise<number> {
-  const text = (await app.app.inject({ method: 'GET', url: '/metrics' })).body;
-  const found = text.split('\n').find((l) => l.startsWith(`${line} `));
-  return found ? Number(found.split(' ').at(-1)) : 0;
-}
-
 function assertProblem(response: Awaited<ReturnType<typeof burn>>, status: number, code: string, title: string, detail: string) {
   assert.equal(response.statusCode, status, response.body);
   assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
@@ -93,7 +87,7 @@ function behaviour(store: 'memory' | 'redis') {
   it('a sequential duplicate gets the first answer and the chain is not touched again', async () => {
     const h = await createHolder();
     const key = newKey();
-    const sendsBefore = await metric(app, 'cinder_rpc_calls_total{method="sendTransaction"}');
+    const sendsBefore = await metricValue(app, 'cinder_rpc_calls_total', 'method="sendTransaction"');
     const first = await burn(app, bodyOf(h), key);
     assert.equal(first.statusCode, 200, first.body);
     assert.equal(first.json().status, 'success');
@@ -111,8 +105,8 @@ function behaviour(store: 'memory' | 'redis') {
     assert.equal(second.body, first.body);
     assert.equal(second.json().transactionId, first.json().transactionId);
     assert.equal(await supplyOf(h.mint), 500n, 'the replay burned nothing');
-    assert.equal(await metric(app, 'cinder_rpc_calls_total{method="sendTransaction"}'), sendsBefore + 1);
-    assert.ok((await metric(app, 'cinder_idempotency_total{result="replayed"}')) >= 1);
+    assert.equal(await metricValue(app, 'cinder_rpc_calls_total', 'method="sendTransaction"'), sendsBefore + 1);
+    assert.ok((await metricValue(app, 'cinder_idempotency_total', 'result="replayed"')) >= 1);
 
     // The same body written differently (field order, spacing) is the same request.
     const reordered = await app.app.inject({

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
-import { createTestApp, type TestApp } from '@cinder/testkit';
+import { createTestApp, metricValue, type TestApp } from '@cinder/testkit';
 import { startTestChain, type TestChain } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
 import { startTestRedis, type TestRedis } from '@cinder/testkit';
@@ -90,12 +90,6 @@ function assert429(response: Response, limit: number, detail: RegExp): number {
     code: 'RATE_LIMITED',
   });
   return retryAfter;
-}
-
-async function metricValue(app: TestApp, name: string, labels = ''): Promise<number> {
-  const text = (await app.app.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
-  return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
 /** The behaviour every store must have on one instance. */

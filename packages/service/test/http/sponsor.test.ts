@@ -41,7 +41,7 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system';
 import { loadSponsor, type Sponsor } from '../../src/keys/sponsor.ts';
 import { issueRelayToken } from '../../src/operations/relayToken.ts';
-import { createTestApp, TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
+import { createTestApp, metricValue, TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
 import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
 
@@ -114,13 +114,7 @@ async function chainFee(signature: Signature): Promise<bigint> {
 }
 
 /** simulateTransaction requests this app has sent to the RPC so far. */
-async function simulations(): Promise<number> {
-  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('cinder_rpc_requests_total{') && l.includes('method="simulateTransaction"'))
-    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-}
+const simulations = () => metricValue(t, 'cinder_rpc_requests_total', 'method="simulateTransaction"');
 
 async function closed(address: Address): Promise<boolean> {
   return (await t.chain.rpc.getAccountInfo(address, { encoding: 'base64' }).send()).value === null;

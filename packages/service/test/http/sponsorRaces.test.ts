@@ -43,7 +43,7 @@ import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { getCloseAccountInstruction } from '@solana-program/token';
 import type { Sponsor } from '../../src/keys/sponsor.ts';
 import { issueRelayToken } from '../../src/operations/relayToken.ts';
-import { TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
+import { metricValue, TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
 import { createSponsoredTestApp, type SponsoredTestApp } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
 import { createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, sendInstructions } from '@cinder/testkit';
@@ -103,14 +103,6 @@ async function ownClose(owner: KeyPairSigner, account: Address): Promise<string>
     (m) => appendTransactionMessageInstructions([getCloseAccountInstruction({ account, destination: owner.address, owner })], m),
   );
   return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
-}
-
-async function metric(name: string, labels = ''): Promise<number> {
-  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}${labels ? '{' : ' '}`) && line.includes(labels))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 async function chainFee(signature: Signature): Promise<bigint> {
@@ -270,8 +262,8 @@ describe('a race straight to the chain is bounded: one failed transaction\'s fee
   it('round 1 costs the sponsor that transaction\'s fee (≤ 20,000 lamports), counted, logged and struck; rounds 2 and 3 are declined', async () => {
     const { owner, base58Key, accounts } = await attackerWallet();
     const sponsorBefore = await sponsorBalance();
-    const lostBefore = await metric('cinder_sponsor_lamports_lost_total');
-    const failedBefore = await metric('cinder_sponsor_failed_transactions_total');
+    const lostBefore = await metricValue(t, 'cinder_sponsor_lamports_lost_total');
+    const failedBefore = await metricValue(t, 'cinder_sponsor_failed_transactions_total');
     const url = t.chain.localnet.rpcUrl;
     const outcomes: number[] = [];
 
@@ -290,11 +282,11 @@ describe('a race straight to the chain is bounded: one failed transaction\'s fee
       }
       const { transactions, relayToken } = prepared.json() as { transactions: string[]; relayToken: string };
       const wire = await signed(decode(transactions[0]!), owner);
-      const sendsBefore = await metric('cinder_rpc_requests_total', 'method="sendTransaction"');
+      const sendsBefore = await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"');
       // The service's send is held in flight; the owner's own close goes straight to the chain past it.
       await rpcResult(url, 'localnet_setFaults', [{ holdSendsMs: HOLD_MS }]);
       const relayed = post('/api/transactions', { transactions: [wire], relayToken });
-      await waitFor(async () => (await metric('cinder_rpc_requests_total', 'method="sendTransaction"')) > sendsBefore, 'the service to send');
+      await waitFor(async () => (await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"')) > sendsBefore, 'the service to send');
       await rpcResult(url, 'localnet_setFaults', [{ holdSendsMs: 0 }]);
       // Its rent goes to the attacker's other wallet: the owner keeps 0 SOL, a wallet the sponsor is meant for.
       await sendInstructions(t.chain, funder, [getCloseAccountInstruction({ account: accounts[round]!, destination: funder.address, owner })]);
@@ -307,8 +299,8 @@ describe('a race straight to the chain is bounded: one failed transaction\'s fee
     assert.deepEqual(outcomes, [200, 403, 403], 'struck after the first loss');
     const lost = sponsorBefore - (await sponsorBalance());
     assert.ok(lost > 0n && lost <= MAX_SPONSORED_FEE, `the sponsor lost ${lost} lamports over three rounds`);
-    assert.equal(BigInt(await metric('cinder_sponsor_lamports_lost_total')) - BigInt(lostBefore), lost, 'every lamport lost is counted');
-    assert.equal((await metric('cinder_sponsor_failed_transactions_total')) - failedBefore, 1);
+    assert.equal(BigInt(await metricValue(t, 'cinder_sponsor_lamports_lost_total')) - BigInt(lostBefore), lost, 'every lamport lost is counted');
+    assert.equal((await metricValue(t, 'cinder_sponsor_failed_transactions_total')) - failedBefore, 1);
     const warning = t
       .logs()
       .split('\n')
