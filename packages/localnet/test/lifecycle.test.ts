@@ -36,11 +36,10 @@ test('after close() nothing keeps the process alive (timer, keep-alive HTTP, ope
     20_000,
     'fixture',
   );
-  const closedAt = Date.now();
   assert.equal(await within(proc.exited, 3_000, 'process after close()'), 0, proc.output().stderr);
-  assert.ok(Date.now() - closedAt < 3_000);
   const closeMs = Number(/closed in (\d+) ms/.exec(proc.output().stdout)?.[1]);
-  assert.ok(closeMs < 1_000, `close() took ${closeMs} ms`);
+  // What close() must not wait for is an idle keep-alive connection, which Node holds for 5 s.
+  assert.ok(closeMs < 4_000, `close() took ${closeMs} ms`);
 });
 
 test('npm run localnet: rejects a bad LOCALNET_PORT', async (t) => {

@@ -137,6 +137,7 @@ describe('the SDK against an app with API keys and low rate limits', () => {
     const limited = await rejection(keyed.generateWallets(1));
     assert.deepEqual([limited.status, limited.code], [429, 'RATE_LIMITED']);
     assert.ok(limited.retryAfterMs! > 5_000, `Retry-After ${limited.retryAfterMs} ms`);
-    assert.ok(Date.now() - started < 2_000, 'answered at once');
+    // Waiting would have taken the Retry-After, over 5 s: anything shorter means it did not wait.
+    assert.ok(Date.now() - started < 5_000, 'answered without waiting for Retry-After');
   });
 });

@@ -104,12 +104,14 @@ describe('burnTokens against a Form B server', () => {
       { ...problem(503, 'RPC_UNAVAILABLE', 'RPC down'), headers: { 'content-type': 'application/problem+json', 'retry-after': '0' } },
     );
     server.requests.length = 0;
-    const started = Date.now();
-    const result = await client.burnTokens({ mint: MINT, priorityFee: 0, userPrivateKey: KEY });
+    const waits: number[] = [];
+    const counting = createCinderClient({ baseUrl: server.url, retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 2_000, onRetry: ({ delayMs }) => void waits.push(delayMs) } });
+    const result = await counting.burnTokens({ mint: MINT, priorityFee: 0, userPrivateKey: KEY });
     assert.equal(result.transactionId, FORM_B_TX_HASH);
     assert.equal(server.requests.length, 3);
     assert.equal(new Set(server.requests.map((r) => r.headers['idempotency-key'])).size, 1);
-    assert.ok(Date.now() - started < 1_500);
+    // No Retry-After: the base delay; Retry-After: 0 is taken at its word.
+    assert.deepEqual(waits, [1, 0]);
   });
 
   it('waits as long as Retry-After says', async () => {

@@ -72,11 +72,25 @@ describe('merged account reads', () => {
   it('more than 100 addresses are split into getMultipleAccounts calls of at most 100 (the RPC limit)', async () => {
     const adapter = newAdapter();
     const addresses = await Promise.all(Array.from({ length: 150 }, async () => (await generateKeyPairSigner()).address));
+    // Accounts at both ends of each call, each with its own balance, so that an answer merged in
+    // the wrong order shows. The two calls go out at once: the order they reach the node is free.
+    const funded = new Map<number, bigint>([[0, 1_000_001n], [99, 1_000_002n], [100, 1_000_003n], [149, 1_000_004n]]);
+    for (const [index, lamports] of funded) {
+      const { signer } = await createFundedSigner(chain, lamports);
+      addresses[index] = signer.address;
+    }
+    proxy.reset();
     const accounts = await adapter.getAccounts(addresses, Date.now() + 10_000);
     assert.equal(accounts.length, 150);
-    assert.ok(accounts.every((a) => a === null));
-    const sizes = proxy.requests.filter((r) => r.method === 'getMultipleAccounts').map((r) => (r.params[0] as unknown[]).length);
-    assert.deepEqual(sizes, [100, 50]);
+    accounts.forEach((account, i) => {
+      const lamports = funded.get(i);
+      if (lamports === undefined) assert.equal(account, null, `account ${i} does not exist`);
+      else assert.deepEqual([account?.address, account?.lamports], [addresses[i], lamports], `account ${i} in the caller's order`);
+    });
+    const calls = proxy.requests.filter((r) => r.method === 'getMultipleAccounts').map((r) => r.params[0] as string[]);
+    assert.equal(calls.length, 2, 'two calls');
+    assert.ok(calls.every((c) => c.length <= 100), `calls of ${calls.map((c) => c.length).join(' and ')} addresses`);
+    assert.deepEqual(calls.flat().sort(), [...addresses].sort(), 'together they ask about every address once');
   });
 });
 
