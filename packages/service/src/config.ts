@@ -170,6 +170,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const e = picked as Env;
   const int = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Number(value));
+  // Without SOLANA_RPC_URL the service runs its embedded chain: one person trying Cinder on their
+  // own machine (the try-it mode). Request budgets there fit everything the docs show, a 20-wallet
+  // fleet and million-wallet streams included; they guard an operator's RPC bill, which the
+  // embedded chain does not have. The fairness caps (connections, previews and streams at once)
+  // stay as they are: they protect the service itself. Deciding on the URL, never on a loopback
+  // peer, matters: behind a reverse proxy on the same host every client looks like loopback.
+  const tryIt = e.SOLANA_RPC_URL === undefined;
+  const budget = (value: string | undefined, deployment: number, tryItDefault: number) => int(value, tryIt ? tryItDefault : deployment);
   const apiKeys = (e.API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
   for (const key of apiKeys) {
     if (key.startsWith('sha256:') && !/^sha256:[0-9a-fA-F]{64}$/.test(key)) {
@@ -202,17 +210,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxVanityLength: int(e.MAX_VANITY_LENGTH, 4),
     maxWalletsStreamed: int(e.MAX_WALLETS_STREAMED, 1_000_000),
     maxOwnersPerRequest: int(e.MAX_OWNERS_PER_REQUEST, 1_000),
-    rateLimitOwnersPerMin: int(e.RATE_LIMIT_OWNERS_PER_MIN, 10_000),
+    rateLimitOwnersPerMin: budget(e.RATE_LIMIT_OWNERS_PER_MIN, 10_000, 1_000_000),
     apiKeys: Object.freeze(apiKeys),
     metricsToken: e.METRICS_TOKEN,
     redisUrl: e.REDIS_URL,
     rateLimit: Object.freeze({
-      burnPerMin: int(e.RATE_LIMIT_BURN_PER_MIN, 10),
-      generatePerMin: int(e.RATE_LIMIT_GENERATE_PER_MIN, 60),
-      walletsPerMin: int(e.RATE_LIMIT_WALLETS_PER_MIN, 100_000),
+      burnPerMin: budget(e.RATE_LIMIT_BURN_PER_MIN, 10, 1_000),
+      generatePerMin: budget(e.RATE_LIMIT_GENERATE_PER_MIN, 60, 1_000),
+      // A million streamed wallets take about 8 s on two cores: this budget never pauses a stream.
+      walletsPerMin: budget(e.RATE_LIMIT_WALLETS_PER_MIN, 100_000, 100_000_000),
     }),
-    rateLimitStatusPerMin: int(e.RATE_LIMIT_STATUS_PER_MIN, 300),
-    rateLimitPreviewPerMin: int(e.RATE_LIMIT_PREVIEW_PER_MIN, 60),
+    rateLimitStatusPerMin: budget(e.RATE_LIMIT_STATUS_PER_MIN, 300, 10_000),
+    rateLimitPreviewPerMin: budget(e.RATE_LIMIT_PREVIEW_PER_MIN, 60, 1_000),
     previewsPerClient: int(e.PREVIEWS_PER_CLIENT, 2),
     maxConnections: int(e.MAX_CONNECTIONS, 4096),
     maxConnectionsPerClient: int(e.MAX_CONNECTIONS_PER_CLIENT, 128),

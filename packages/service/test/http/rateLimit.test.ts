@@ -174,7 +174,7 @@ describe('configuration', () => {
     });
     assert.deepEqual(config.rateLimit, { burnPerMin: 7, generatePerMin: 8, walletsPerMin: 9 });
     assert.equal(config.rateLimitStatusPerMin, 11);
-    assert.equal(loadConfig({}).rateLimitStatusPerMin, 300);
+    assert.equal(loadConfig({ SOLANA_RPC_URL: 'https://api.devnet.solana.com' }).rateLimitStatusPerMin, 300);
     for (const bad of ['0', '-1', '1.5', 'x']) {
       assert.throws(() => loadConfig({ RATE_LIMIT_STATUS_PER_MIN: bad }), ConfigError, bad);
     }
