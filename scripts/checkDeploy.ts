@@ -95,7 +95,7 @@ const NPM_ENV = { npm_config_prefer_offline: 'true', npm_config_update_notifier:
 function checkOutput(command: string, status: number | null, output: string): void {
   process.stderr.write(output);
   assert.equal(status, 0, `failed: ${command}`);
-  // On the Node lines the image uses and later, an install must not warn about engines (issue 16).
+  // On the Node lines the image uses and later, an install must not warn about engines: every dependency supports them.
   if (/\bnpm (ci|install)\b/.test(command) && Number(process.versions.node.split('.')[0]) >= 24) {
     assert.doesNotMatch(output, /EBADENGINE/, `${command} warned about engines on Node ${process.version}`);
   }

@@ -86,8 +86,8 @@ async function createHolders(chain: TestChain, count: number): Promise<Holder[]>
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * The baseline: the per-request design the landing engine replaced (issue 4's adapter), kept here
- * only to measure against. Every request reads, fetches a blockhash, polls its own signature
+ * The baseline: a chain adapter of one request's own, the design a shared landing engine is
+ * measured against. Every request reads, fetches a blockhash, polls its own signature
  * (with searchTransactionHistory) and the block height on its own.
  */
 function createPerRequestChainAdapter(rpcUrl: string): ChainAdapter {

@@ -18,7 +18,7 @@
  *   4. five such previews at once, while GET /health is asked every 20 ms: how long the previews
  *      take, the /health latency throughout (median, p99, max), the server's longest event-loop
  *      stall, and its memory (RSS after, peak RSS, heap).
- * Targets (issue 25): one preview ≤ 0.5 s; /health ≤ 200 ms throughout five at once.
+ * Targets: one preview ≤ 0.5 s; /health ≤ 200 ms throughout five at once.
  */
 import type { ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Money rule "one burn per owner and mint at a time" (issue 11, "Charged twice"), on the embedded
+ * Money rule "one burn per owner and mint at a time", so that no one is charged twice, on the embedded
  * chain, checked to the lamport: identical burns sent together, without an Idempotency-Key, at
  * several RPC latencies (the chain's `delayMs` fault) and on two app instances sharing one real
  * Redis → exactly one transaction is signed and sent, the owner pays one fee, and every duplicate

@@ -3,7 +3,7 @@
  * the per-file time limit on a loaded machine). Importing it registers the chain, Redis and
  * cleanup hooks of the file that imports it.
  *
- * Idempotency survives a crash (issue 11, "Idempotency is lost in a crash"): the real server runs
+ * Idempotency survives a crash: the real server runs
  * as a child process, a burn with an Idempotency-Key is executed by the chain, the server is
  * killed with SIGKILL before it can answer, a new server starts, and the retry with the same key
  * answers with the signature that landed and its status, never NO_TOKEN_ACCOUNT, never a second

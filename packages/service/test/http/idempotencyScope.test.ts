@@ -1,5 +1,5 @@
 /**
- * Whose an idempotency record is (issue 22, §5 and §6), on the real app and real chains:
+ * Whose an idempotency record is, on the real app and real chains:
  * - by owner: without API keys, two owners that use the same Idempotency-Key each get their own
  *   record (no 400 IDEMPOTENCY_KEY_REUSED that would tell one the other used it), and an owner's
  *   retry from another IP address still finds its record; with API keys, by API key AND owner;

@@ -1,5 +1,5 @@
 /**
- * Wallets derived from one phrase (issue 21 §1): the SLIP-0010 derivation of src/wallets/mnemonic.ts
+ * Wallets derived from one phrase: the SLIP-0010 derivation of src/wallets/mnemonic.ts
  * against the published test vector, against the reference written from the specification
  * (walletChecks.ts: node:crypto HMAC-SHA512, ~10 lines) and against micro-key-producer; a known
  * Solana phrase; and GET /api/generate_wallets?hd=12|24 through the real app.
