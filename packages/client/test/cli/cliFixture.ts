@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { getBase58Decoder, type Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { createTestApp, type TestApp } from '@cinder/testkit';
+import type { Config } from '@cinder/service';
 import { createAta, createFundedSigner, createTestMint, mintTokens } from '@cinder/testkit';
 
 export const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
@@ -35,11 +36,14 @@ const runner = { cinderUrl: false, timeoutMs: 60_000 };
  * setUp: the file's own setup, run once app and dir are ready, in the same hook (top-level before
  * hooks do not wait for each other).
  */
-export function useCliApp(dirPrefix: string, options: { cinderUrl?: boolean; timeoutMs?: number; setUp?: () => Promise<void> } = {}): void {
-  const { setUp, ...runnerOptions } = options;
+export function useCliApp(
+  dirPrefix: string,
+  options: { cinderUrl?: boolean; timeoutMs?: number; setUp?: () => Promise<void>; appConfig?: Partial<Config> } = {},
+): void {
+  const { setUp, appConfig, ...runnerOptions } = options;
   Object.assign(runner, runnerOptions);
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp(appConfig);
     url = await t.app.listen({ host: '127.0.0.1', port: 0 });
     dir = await mkdtemp(join(tmpdir(), dirPrefix));
     await setUp?.();
@@ -79,9 +83,9 @@ export async function supplyOf(mint: Address) {
 }
 
 /** Runs a command in `cwd` with only the environment given; any failure is a non-zero code. */
-export function run(command: string, args: string[], cwd: string, env: Record<string, string>) {
+export function run(command: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs = 120_000) {
   return new Promise<Run>((resolve) => {
-    execFile(command, args, { cwd, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(command, args, { cwd, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
