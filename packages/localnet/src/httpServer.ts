@@ -75,6 +75,12 @@ export function startHttpServer(options: {
         else res.destroy();
       });
   });
+  // An idle keep-alive connection is closed by the server after keepAliveTimeout; a client that
+  // picks it up again at that moment gets a reset ("fetch failed"). Clients avoid that by reusing
+  // a connection only until 1 s before the timeout the server announces, which a client whose
+  // event loop lags (a busy machine) can overrun. Node's 5 s default makes that race common
+  // between the steps of a script; a minute, like agave's RPC, makes it rare.
+  server.keepAliveTimeout = 65_000;
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);

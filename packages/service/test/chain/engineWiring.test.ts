@@ -28,12 +28,21 @@ describe('RPC request metrics', () => {
   });
 
   it('counts each JSON-RPC request that left, by method and outcome', async () => {
-    const status = await t.app.inject({ method: 'GET', url: `/api/transactions/${'1'.repeat(64)}` });
-    assert.equal(status.statusCode, 404, status.body);
-    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
-    const line = metrics.body.split('\n').find((l) => l.startsWith('cinder_rpc_requests_total{') && l.includes('method="getSignatureStatuses"'));
-    assert.ok(line, 'a cinder_rpc_requests_total sample for getSignatureStatuses');
-    assert.match(line, /outcome="ok"/);
-    assert.ok(Number(line.split(' ').at(-1)) >= 1);
+    // Each status request sends one getSignatureStatuses. On a loaded machine one may time out
+    // (counted as such); the samples must then add up all the same, and one of them be ok.
+    let asked = 0;
+    let samples: { outcome: string; count: number }[] = [];
+    while (!samples.some((s) => s.outcome === 'ok') && asked < 10) {
+      const status = await t.app.inject({ method: 'GET', url: `/api/transactions/${'1'.repeat(64)}` });
+      assert.ok([404, 503].includes(status.statusCode), status.body);
+      asked++;
+      const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
+      samples = metrics.body
+        .split('\n')
+        .filter((l) => l.startsWith('cinder_rpc_requests_total{') && l.includes('method="getSignatureStatuses"'))
+        .map((l) => ({ outcome: /outcome="([a-z_]+)"/.exec(l)?.[1] ?? '', count: Number(l.split(' ').at(-1)) }));
+    }
+    assert.ok(samples.some((s) => s.outcome === 'ok' && s.count >= 1), `samples ${JSON.stringify(samples)}`);
+    assert.ok(samples.reduce((sum, s) => sum + s.count, 0) >= asked, 'every request that left is counted');
   });
 });
