@@ -172,6 +172,30 @@ describe('the asserting stand-in at Lighthouse’s address', () => {
     assert.equal(await getLamports(chain, payer.address), balance + 1n - 2n * BASE_FEE);
   });
 
+  test("one wallet's transactions sent together: exact-balance guards fail all but one, lower bounds fail none", async () => {
+    // Each transaction closes one account; its wallet simulated it alone: balance - fee + rent.
+    const exactly = await ownerWithEmptyAccounts(chain, 2);
+    const start = await getLamports(chain, exactly.owner.address);
+    const alone = start - BASE_FEE + RENT;
+    const results = await Promise.all(
+      exactly.accounts.map((account) => land(chain, exactly.owner, [...closes(exactly.owner, [account]), lamportsGuard(exactly.owner.address, LighthouseOperator.Equal, alone)])),
+    );
+    assert.equal(results.filter((r) => r.err === null).length, 1);
+    assert.deepEqual(results.find((r) => r.err !== null)?.err, failedAt(1, LIGHTHOUSE_ERRORS.AssertionFailed));
+    assert.equal(await getLamports(chain, exactly.owner.address), start - 2n * BASE_FEE + RENT);
+    assert.equal((await Promise.all(exactly.accounts.map((a) => exists(chain, a)))).filter(Boolean).length, 1);
+
+    const bounded = await ownerWithEmptyAccounts(chain, 2);
+    const startBounded = await getLamports(chain, bounded.owner.address);
+    const both = await Promise.all(
+      bounded.accounts.map((account) =>
+        land(chain, bounded.owner, [...closes(bounded.owner, [account]), lamportsGuard(bounded.owner.address, LighthouseOperator.GreaterThanOrEqual, startBounded - BASE_FEE + RENT)]),
+      ),
+    );
+    assert.deepEqual(both.map((r) => r.err), [null, null]);
+    assert.equal(await getLamports(chain, bounded.owner.address), startBounded - 2n * BASE_FEE + 2n * RENT);
+  });
+
   test('every operator compares as Lighthouse does; malformed data and a missing account are refused', async () => {
     const { signer: payer } = await createFundedSigner(chain, 1_000_000_000n);
     const expectations: [number, bigint, boolean][] = [];
