@@ -138,7 +138,7 @@ function checkGuard(instruction: MessageInstruction, sponsor: Address | null): {
     const unsafe = reads.find((read) => read.account === sponsor && read.comparison !== 'lower-bound' && read.comparison !== 'fixed-property');
     if (unsafe) {
       return {
-        refusal: `is ${name}: it ${describeComparison(unsafe.comparison)} of the fee sponsor, which anyone can break by sending the sponsor lamports, failing the transaction at the sponsor's cost`,
+        refusal: `is ${name}: it ${describeComparison(unsafe.comparison)} on the fee sponsor's account, which anyone can break by sending the sponsor lamports, failing the transaction at the sponsor's cost`,
       };
     }
   }

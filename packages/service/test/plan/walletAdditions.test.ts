@@ -181,8 +181,8 @@ test("sponsored: guards asserting a lower bound on the sponsor's lamports are ac
 
 test("sponsored: an exact, upper-bound or not-equal assertion on the sponsor's lamports is refused, since any deposit breaks it", () => {
   for (const [operator, words] of [
-    [LighthouseOperator.Equal, /asserts an exact lamport balance of the fee sponsor/],
-    [LighthouseOperator.LessThanOrEqual, /asserts an upper bound on the lamport balance of the fee sponsor/],
+    [LighthouseOperator.Equal, /asserts an exact lamport balance on the fee sponsor's account, which anyone can break by sending the sponsor lamports/],
+    [LighthouseOperator.LessThanOrEqual, /asserts an upper bound on the lamport balance on the fee sponsor's account/],
     [LighthouseOperator.LessThan, /upper bound/],
     [LighthouseOperator.NotEqual, /differs from a value/],
   ] as const) {
@@ -219,4 +219,15 @@ test("the room left for Phantom's guards: 160 bytes, one key, 8,000 compute unit
   const guards = phantomLikeGuards(owner, 0n);
   const size = (m: RelayableMessage) => getCompiledTransactionMessageEncoder().encode(m).length;
   assert.equal(size(compile(owner, [...guards.before, ...PREPARED, ...guards.after])) - size(prepared), WALLET_GUARD_ROOM.bytes);
+});
+
+test('sponsored: a lamports assertion that is not well formed is read as undecoded and refused', () => {
+  const trailing: Instruction = { ...lamportsGuard(sponsor, LighthouseOperator.GreaterThanOrEqual, 1n), data: new Uint8Array([...(lamportsGuard(sponsor, 4, 1n).data ?? []), 0]) };
+  refused(checkWalletAdditions(preparedSponsored, sponsoredWith([trailing]), sponsor), /asserts something Cinder does not decode on the fee sponsor's account/, 2);
+  const emptyMulti: Instruction = { ...lamportsGuard(sponsor, 4, 1n), data: new Uint8Array([6, 0, 0]) };
+  refused(checkWalletAdditions(preparedSponsored, sponsoredWith([emptyMulti]), sponsor), /does not decode/, 2);
+  const bitTest: Instruction = lamportsGuard(sponsor, 6 /* Contains */, 1n);
+  refused(checkWalletAdditions(preparedSponsored, sponsoredWith([bitTest]), sponsor), /does not decode/, 2);
+  // The same well-formed lower bound is accepted.
+  accepted(checkWalletAdditions(preparedSponsored, sponsoredWith([lamportsGuard(sponsor, LighthouseOperator.GreaterThan, 1n)]), sponsor));
 });
