@@ -86,8 +86,8 @@ export interface WalletAdditions {
    */
   sponsorFloor: bigint | null;
   computeBudget: ComputeBudgetLimits & {
-    /** The wallet changed, added or removed a compute-budget instruction. */
-    changed: boolean;
+    /** The wallet changed, added or removed a compute-budget instruction (null: no prepared message to compare with). */
+    changed: boolean | null;
     /** The limit the fee is charged for: the signed limit, or the runtime's default bound when the wallet removed it. */
     chargedUnitLimit: number;
   };
@@ -153,19 +153,32 @@ function checkGuard(instruction: MessageInstruction, sponsor: Address | null): {
   return { guard: { index: instruction.index, name: known.name, dataBytes: instruction.data.length, breakable, sponsorFloor } };
 }
 
+/** Whether an instruction is of a kind a wallet adds (compute budget, Lighthouse, Memo): what a message's identity leaves out. */
+export function isWalletAdditionKind(instruction: MessageInstruction): boolean {
+  const { program } = instruction;
+  return program === COMPUTE_BUDGET_PROGRAM_ADDRESS || program === LIGHTHOUSE_PROGRAM_ADDRESS || (program !== null && MEMO_PROGRAM_ADDRESSES.has(program));
+}
+
 /**
  * Whether `signed` differs from `prepared` only by what a wallet may add. `sponsor`: the fee
  * sponsor when it pays this transaction, else null. The refusal names the signed message's
  * instruction (its index, what it is) and why, in words a person can act on.
+ *
+ * `prepared` null: the caller holds no copy of the prepared message but has proven, by a relay
+ * token over the message's identity (its instructions other than compute budget, Lighthouse and
+ * Memo, in order), that everything else is what Cinder prepared. Then only the additions are
+ * judged, the signers are taken as signed, and `computeBudget.changed` is null (unknown).
  */
-export function checkWalletAdditions(prepared: RelayableMessage, signed: RelayableMessage, sponsor: Address | null): WalletAdditionsVerdict {
-  const preparedSigners = signersOf(prepared);
+export function checkWalletAdditions(prepared: RelayableMessage | null, signed: RelayableMessage, sponsor: Address | null): WalletAdditionsVerdict {
+  const preparedSigners = signersOf(prepared ?? signed);
   const signedSigners = signersOf(signed);
-  if (signed.staticAccounts[0] !== prepared.staticAccounts[0]) return refuse(null, 'the wallet changed who pays the fee');
+  if (prepared && signed.staticAccounts[0] !== prepared.staticAccounts[0]) return refuse(null, 'the wallet changed who pays the fee');
   if (signedSigners.length !== preparedSigners.length || !preparedSigners.every((s) => signedSigners.includes(s))) {
     return refuse(null, 'the wallet changed who signs the transaction');
   }
-  const ours = messageInstructions(prepared).filter((i) => i.program !== COMPUTE_BUDGET_PROGRAM_ADDRESS);
+  const ours = prepared
+    ? messageInstructions(prepared).filter((i) => i.program !== COMPUTE_BUDGET_PROGRAM_ADDRESS)
+    : messageInstructions(signed).filter((i) => !isWalletAdditionKind(i));
   const theirs = messageInstructions(signed);
   const guards: GuardAddition[] = [];
   let memo = false;
@@ -213,14 +226,14 @@ export function checkWalletAdditions(prepared: RelayableMessage, signed: Relayab
   }
   const signedBudget = budgetOf(theirs);
   if (!signedBudget.ok) return refuse(null, `the wallet's compute budget would fail on chain: ${describeComputeBudgetError(signedBudget.error)}`);
-  const preparedBudget = budgetOf(messageInstructions(prepared));
+  const preparedBudget = prepared ? budgetOf(messageInstructions(prepared)) : null;
   const limits = signedBudget.limits;
-  const changed =
-    !preparedBudget.ok ||
-    preparedBudget.limits.computeUnitLimit !== limits.computeUnitLimit ||
-    preparedBudget.limits.computeUnitPriceMicroLamports !== limits.computeUnitPriceMicroLamports ||
-    preparedBudget.limits.heapFrameBytes !== limits.heapFrameBytes ||
-    preparedBudget.limits.loadedAccountsDataSizeLimit !== limits.loadedAccountsDataSizeLimit;
+  const sameBudget = (before: ComputeBudgetLimits) =>
+    before.computeUnitLimit === limits.computeUnitLimit &&
+    before.computeUnitPriceMicroLamports === limits.computeUnitPriceMicroLamports &&
+    before.heapFrameBytes === limits.heapFrameBytes &&
+    before.loadedAccountsDataSizeLimit === limits.loadedAccountsDataSizeLimit;
+  const changed = preparedBudget === null ? null : !preparedBudget.ok || !sameBudget(preparedBudget.limits);
   const nonBudget = theirs.filter((i) => i.program !== COMPUTE_BUDGET_PROGRAM_ADDRESS).length;
   const chargedUnitLimit = limits.computeUnitLimit ?? Math.min(MAX_COMPUTE_UNIT_LIMIT, DEFAULT_UNITS_PER_INSTRUCTION * nonBudget);
   const floors = guards.map((g) => g.sponsorFloor).filter((f): f is bigint => f !== null);

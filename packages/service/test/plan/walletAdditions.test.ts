@@ -231,3 +231,11 @@ test('sponsored: a lamports assertion that is not well formed is read as undecod
   // The same well-formed lower bound is accepted.
   accepted(checkWalletAdditions(preparedSponsored, sponsoredWith([lamportsGuard(sponsor, LighthouseOperator.GreaterThan, 1n)]), sponsor));
 });
+
+test('without a copy of the prepared message (its identity proven by a relay token), only the additions are judged', () => {
+  const guards = phantomLikeGuards(sponsor, 1n);
+  const additions = accepted(checkWalletAdditions(null, sponsoredWith(guards.before, [...guards.after, memo('note', [owner])]), sponsor));
+  assert.deepEqual([additions.lighthouse, additions.memo, additions.computeBudget.changed], [4, true, null]);
+  refused(checkWalletAdditions(null, sponsoredWith([lamportsGuard(sponsor, LighthouseOperator.Equal, 1n)]), sponsor), /exact lamport balance/, 2);
+  refused(checkWalletAdditions(null, sponsoredWith([memoryWriteGuard(owner, stranger, owner)]), sponsor), /MemoryWrite/, 2);
+});
