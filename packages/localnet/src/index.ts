@@ -2,6 +2,7 @@
  * Embedded local Solana chain: LiteSVM behind the Solana JSON-RPC (HTTP) and PubSub (WebSocket)
  * APIs, so that @solana/kit and other Solana tools work against it unchanged.
  */
+import { address } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
 import { Chain, type Logger } from './chain.ts';
 import { startHttpServer, type HttpRpcServer } from './httpServer.ts';
@@ -21,6 +22,8 @@ export interface LocalnetOptions {
   /** Enables test-only RPC methods (localnet_*). */
   testMode?: boolean;
   logger?: Logger;
+  /** sBPF programs loaded at genesis (LiteSVM's addProgram), e.g. a stand-in for a program mainnet has. */
+  programs?: readonly { address: string; bytes: Uint8Array }[];
 }
 
 export interface Localnet {
@@ -54,6 +57,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   if (!Number.isFinite(slotIntervalMs) || slotIntervalMs < 0) throw new RangeError(`slotIntervalMs must be >= 0, got ${slotIntervalMs}`);
 
   const chain = new Chain(logger);
+  for (const program of options.programs ?? []) chain.svm.addProgram(address(program.address), program.bytes);
   const testMode = options.testMode ?? false;
   // Fault injection exists only in test mode; production-like runs never pay for it.
   const faults = testMode

@@ -67,8 +67,8 @@ const DEFAULT_DECIMALS = 9;
  * realistic 400 ms slot clock; a test that needs blockhashes to expire or finality warps
  * (`localnet_warpSlots`) instead of waiting.
  */
-export async function startTestChain(opts: { slotIntervalMs?: number } = {}): Promise<TestChain> {
-  const localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: opts.slotIntervalMs ?? 400 });
+export async function startTestChain(opts: { slotIntervalMs?: number; programs?: { address: string; bytes: Uint8Array }[] } = {}): Promise<TestChain> {
+  const localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: opts.slotIntervalMs ?? 400, ...(opts.programs ? { programs: opts.programs } : {}) });
   return {
     localnet,
     rpc: createSolanaRpc(localnet.rpcUrl),
