@@ -235,7 +235,8 @@ export interface CinderClient {
    * @example
    * ```ts
    * const prepared = await cinder.prepareBurn({ owner: address, mint, priorityFee: 0, feePayer: 'sponsor' });
-   * const signed = await wallet.signTransactions(prepared.transactions); // base64, signed elsewhere
+   * // signWithWallet is yours: the owner's wallet signs each base64 transaction and gives it back signed.
+   * const signed = await signWithWallet(prepared.transactions);
    * await cinder.relay({ transactions: signed, relayToken: prepared.relayToken });
    * ```
    */
@@ -246,7 +247,7 @@ export interface CinderClient {
    * @example
    * ```ts
    * const prepared = await cinder.prepareReclaim({ owner: address, priorityFee: 0 });
-   * const signed = await wallet.signTransactions(prepared.transactions);
+   * const signed = await signWithWallet(prepared.transactions); // as in prepareBurn's example
    * await cinder.relay({ transactions: signed, relayToken: prepared.relayToken });
    * ```
    */
@@ -284,7 +285,8 @@ export interface CinderClient {
    * ```ts
    * const prepared = await cinder.prepareReclaimMany({ owners: [first, second], feePayer: payer, destination: treasury });
    * for (const t of prepared.transactions) {
-   *   const signed = await signWith(t.signers, t.transaction); // the owners' keys and the fee payer's, here
+   *   // signWith is yours: the keys of t.signers (owners and fee payer) sign here, and never leave this machine.
+   *   const signed = await signWith(t.signers, t.transaction);
    *   await cinder.relay({ transactions: [signed], relayToken: t.relayToken });
    * }
    * ```
