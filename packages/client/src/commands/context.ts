@@ -1,7 +1,7 @@
 /**
- * What cli.ts hands to the commands that live in this directory (reclaim, relay, burn --unsigned,
- * derive): its io, parsed options, client (with the CLI's retry limits: the SDK's one retry policy,
- * which says on standard error when it waits), and the two error kinds its main()
+ * What cli.ts hands to the commands that live in this directory (every command: wallets, derive,
+ * burn, status, reclaim, relay): its io, parsed options, client (with the CLI's retry limits: the
+ * SDK's one retry policy, which says on standard error when it waits), and the two error kinds its main()
  * knows how to report (a usage error: exit 2; a failure: exit 1 or the code given). Passing them
  * in, rather than importing them from cli.ts, keeps the modules free of an import cycle.
  *
@@ -9,7 +9,7 @@
  * exit-code rule and the one status block.
  */
 import { getBase58Encoder, isAddress } from '@solana/kit';
-import type { CinderClient, OperationResult } from '../index.ts';
+import type { CinderClient, OperationResult, RetryOptions } from '../index.ts';
 
 export interface CommandIo {
   env: Record<string, string | undefined>;
@@ -22,8 +22,12 @@ export interface CommandContext {
   io: CommandIo;
   values: Record<string, unknown>;
   positionals: string[];
-  /** The SDK's client for --url / --api-key; its retries (429, 503, 409 REQUEST_IN_PROGRESS) are said on standard error. */
-  client(): CinderClient;
+  /**
+   * The SDK's client for --url / --api-key; its retries (429, 503, 409 REQUEST_IN_PROGRESS) are said
+   * on standard error. `limits`: the retry policy's, when the command's calls need others than a
+   * single call's (the SDK's defaults).
+   */
+  client(limits?: RetryOptions): CinderClient;
   /** An error main() reports as a usage error (exit 2). */
   usage(message: string): Error;
   /** An error main() reports as a failure (exit 1, or the code given). */
@@ -40,13 +44,23 @@ export interface Progress {
 
 export const EXIT_CODES = { OK: 0, FAILED: 1, USAGE: 2, PENDING: 3 } as const;
 
-export function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((done, fail) => stream.write(text, (error) => (error ? fail(error) : done())));
+/** Writes and waits until the stream takes more (backpressure). */
+export function write(stream: NodeJS.WritableStream, data: string | Uint8Array): Promise<void> {
+  return new Promise((done, fail) => stream.write(data, (error) => (error ? fail(error) : done())));
 }
 
 export function stringOption(values: Record<string, unknown>, name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** A whole number of 1 or more given as `name` (e.g. "-n 10"); `text` undefined: the option is missing. */
+export function positiveIntegerOption(ctx: CommandContext, text: string | undefined, name: string): number {
+  if (text === undefined) throw ctx.usage(`${name} is required`);
+  if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw ctx.usage(`${name} must be a positive whole number, e.g. ${name} 10`);
+  }
+  return Number(text);
 }
 
 /**
@@ -83,10 +97,6 @@ export function priorityFeeOption(ctx: CommandContext, fallback?: string): numbe
   return Number(fee);
 }
 
-/**
- * A wallet address given as an argument. Checked here, before it is printed or sent: a value that
- * is not a 32-byte address may be a private key pasted in the wrong place, so it is never echoed.
- */
 /** The number of bytes `text` decodes to as base58, or null when it is not base58. */
 function base58Length(text: string): number | null {
   try {
@@ -106,6 +116,10 @@ export function quotedUnlessKey(text: string): string {
   return length === 32 || length === 64 || text.trim().startsWith('[') ? '(not shown: it looks like a private key)' : text;
 }
 
+/**
+ * A wallet address given as an argument. Checked here, before it is printed or sent: a value that
+ * is not a 32-byte address may be a private key pasted in the wrong place, so it is never echoed.
+ */
 export function addressOption(ctx: CommandContext, name: string, text: string): string {
   if (isAddress(text)) return text;
   const length = base58Length(text);

@@ -1,5 +1,5 @@
 /**
- * Wallets from one seed phrase, made on this machine (issue 21): the phrase is never sent anywhere.
+ * Wallets from one seed phrase, made on this machine: the phrase is never sent anywhere.
  *   cinder wallets --hd 12|24 -n N          a new phrase and N wallets at m/44'/501'/i'/0'
  *   cinder derive --mnemonic-file F --count N [--from I] [--scheme phantom|ledger-live|keygen]
  * BIP39 is @scure/bip39 and SLIP-0010 is micro-key-producer's (the client loads no server code);

@@ -1,9 +1,11 @@
 /**
- * `cinder reclaim`: a whole wallet's rent back (issue 13), and `--unsigned` for a wallet that signs
- * elsewhere (issue 14).
+ * `cinder reclaim`: a whole wallet's rent back, and `--unsigned` for a wallet that signs
+ * elsewhere.
  *   cinder reclaim --owner ADDRESS                      the preview: every token account, its action, the sums
  *   cinder reclaim (--key-file PATH | --key-env VAR)    the same preview for the key's wallet; with --yes, the reclaim
  *   cinder reclaim --keys-file FILE [--yes]             many wallets one after another, and a summary table
+ *   cinder reclaim --keys-file FILE --fee-payer KEYFILE --destination ADDRESS
+ *                                                       many wallets in one job, one fee payer (./reclaimMany.ts)
  *   cinder reclaim --owner ADDRESS --unsigned           the unsigned transactions (JSON) for the wallet to sign
  * Options: --burn MINT,… --withdraw-excess --priority-fee SOL (default 0) --allow-net-loss
  * --idempotency-key K --fee-payer owner|sponsor (with --unsigned) --json.
@@ -159,7 +161,7 @@ export async function reclaimCommand(ctx: CommandContext): Promise<number> {
   if (keysFile !== undefined) {
     if (hasKey || ownerText !== undefined) throw ctx.usage('--keys-file reads the wallets from the file: give no --owner, --key-file or --key-env with it');
     if (values['idempotency-key'] !== undefined) throw ctx.usage('--idempotency-key is for one wallet; each wallet of --keys-file gets its own');
-    return reclaimMany(ctx, keysFile);
+    return reclaimEachWallet(ctx, keysFile);
   }
   if (!hasKey) {
     if (ownerText === undefined) throw ctx.usage('give --owner ADDRESS (a preview), or the key with --key-file PATH or --key-env VAR');
@@ -292,7 +294,13 @@ async function keyOfLine(line: string, base: string): Promise<{ key: KeyText | n
   }
 }
 
-async function reclaimMany(ctx: CommandContext, file: string): Promise<number> {
+/**
+ * `--keys-file FILE` without a fee payer: each wallet of the file previewed (and with --yes,
+ * reclaimed with its own key, as `--key-file` does) one after another, then one summary table. A
+ * wallet the server refuses does not stop the others. (One job for all of them, one fee payer
+ * paying every fee: reclaimManyCommand.)
+ */
+async function reclaimEachWallet(ctx: CommandContext, file: string): Promise<number> {
   const options = optionsOf(ctx);
   const entries = await keysOf(ctx, file);
   if (entries.length === 0) throw ctx.fail(`the keys file ${file} holds no key`);

@@ -1,5 +1,5 @@
 /**
- * Keyless use (issue 14): `cinder burn --owner ADDRESS --unsigned` prints the burn's unsigned
+ * Keyless use: `cinder burn --owner ADDRESS --unsigned` prints the burn's unsigned
  * transactions as JSON; a wallet (Phantom, Ledger, the solana CLI, @solana/kit) signs them; and
  * `cinder relay FILE` hands the signed ones to the server, which lands them and answers like a burn.
  * The service never sees the owner's key on this path.

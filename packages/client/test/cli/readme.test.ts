@@ -1,6 +1,6 @@
 /**
  * Runs every example of the "Client SDK" and "Command line" sections of docs/sdk-and-cli.md (the
- * README's, before the README moved them there), as written, against the real app and the embedded
+ * page the README links to for them), as written, against the real app and the embedded
  * local chain: the `npm install` into a fresh project (offline: it links this checkout), the SDK
  * script with plain `node`, and each shell block with `cinder` on the PATH as `npx` puts it there. Only the server address is substituted (the examples use :8080).
  * (The curl examples of the README and docs/: test/cli/readmeCurl.test.ts.)

@@ -1,5 +1,5 @@
 /**
- * A newcomer's first hour (issue 22, §6), as the README and its pages tell it, on the default start (no fee
+ * A newcomer's first hour, as the README and its pages tell it, on the default start (no fee
  * sponsor, no API keys, the default rate limits): `npm run demo:token` against the running service
  * and its chain, then what it prints, run as printed: the burn `curl`, the reclaim preview `curl`,
  * and the "Keyless, step by step" script (extracted from docs/keyless.md, run with plain `node`

@@ -1,6 +1,6 @@
 /**
  * Runs every example of the "Reclaim a whole wallet, and keyless use, from the SDK and the CLI"
- * section of docs/sdk-and-cli.md (the README's, before the README moved it there), as written, against the real app and a wallet on the embedded chain: the SDK
+ * section of docs/sdk-and-cli.md (the page the README links to for them), as written, against the real app and a wallet on the embedded chain: the SDK
  * scripts with plain `node` (importing `@cinder/client` and `@solana/kit` as an installed project
  * would), and each shell block with `cinder` on the PATH. Only the server address is substituted,
  * and the comment line where the wallet signs is replaced by a signer with @solana/kit

@@ -1,5 +1,5 @@
 /**
- * `cinder reclaim --keys-file F --fee-payer K --destination A` (issue 21 §3), the real binary against
+ * `cinder reclaim --keys-file F --fee-payer K --destination A` (many wallets in one job), the real binary against
  * the real app and the embedded chain, to the lamport: 12 wallets with 0 SOL and 2 empty accounts
  * each are reclaimed to one destination, the fee payer paying exactly the fees of the transactions
  * that landed; keys are signed here and never printed.

@@ -68,7 +68,15 @@ it('emits the SDK and the CLI as JavaScript with declarations; the SDK imports n
   );
   const sdk = await readFile(join(out, 'dist/index.js'), 'utf8');
   assert.doesNotMatch(sdk, /^\s*import\s/m, 'the SDK has no import at run time');
-  assert.match(await readFile(join(out, 'dist/index.d.ts'), 'utf8'), /createCinderClient\(options: CinderClientOptions\): CinderClient/);
+  // The entry re-exports the SDK's modules (dist/sdk/), which import only one another.
+  for (const file of (await readdir(join(out, 'dist/sdk'))).filter((f) => f.endsWith('.js'))) {
+    const code = await readFile(join(out, 'dist/sdk', file), 'utf8');
+    for (const [, specifier] of code.matchAll(/(?:^import[^'"]*|^export[^'"]* from |\bimport\()['"]([^'"]+)['"]/gm)) {
+      assert.match(specifier!, /^\.\/[^/]+\.js$/, `sdk/${file} imports ${specifier} at run time`);
+    }
+  }
+  assert.match(await readFile(join(out, 'dist/index.d.ts'), 'utf8'), /^export \{ createCinderClient \} from '\.\/sdk\/client\.(ts|js)';$/m);
+  assert.match(await readFile(join(out, 'dist/sdk/client.d.ts'), 'utf8'), /createCinderClient\(options: CinderClientOptions\): CinderClient/);
 
   const script = `
     import { createCinderClient, CinderApiError } from ${JSON.stringify(join(out, 'dist/index.js'))};

@@ -1,6 +1,6 @@
 /**
  * Type-level test: the SDK's requests and answers are the route schemas' (src/api.ts). Checked by
- * `tsc --noEmit` (npm run typecheck, and test/client/apiTypes.test.ts): when a schema changes and the
+ * `tsc --noEmit` (npm run typecheck, and test/sdk/apiTypes.test.ts): when a schema changes and the
  * SDK does not follow (a hand-written copy, a query parameter the SDK cannot send, a field it
  * drops), one of these lines no longer compiles.
  */
