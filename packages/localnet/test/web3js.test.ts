@@ -93,7 +93,7 @@ describe('web3.js v1 with its default blockhash cache', () => {
     // with its cached blockhash landed with it. Its cache lasts 30 s from the fetch made in the first
     // send, so the last transaction sent within 25 s of that still names the first blockhash (on an
     // idle machine all 300, on a loaded one fewer).
-    const lastCached = sentAt.findLastIndex((at) => at - sentAt[0]! < 25_000);
+    const lastCached = sentAt.filter((at) => at - sentAt[0]! < 25_000).length - 1;
     const first = await connection.getTransaction(signatures[0]!, { maxSupportedTransactionVersion: 0 });
     const later = await connection.getTransaction(signatures[lastCached]!, { maxSupportedTransactionVersion: 0 });
     assert.equal(first?.transaction.message.recentBlockhash, later?.transaction.message.recentBlockhash, `one cached blockhash for the first ${lastCached + 1}`);
