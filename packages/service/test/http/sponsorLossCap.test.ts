@@ -36,7 +36,9 @@ import {
   metricValue,
   rpcResult,
   sendInstructions,
+  startTestRedis,
   type SponsoredTestApp,
+  type TestRedis,
   type TestApp,
 } from '@cinder/testkit';
 
@@ -49,18 +51,24 @@ let t: TestApp;
 let sponsor: Sponsor;
 let sponsored: SponsoredTestApp;
 let funder: KeyPairSigner;
+let redis: TestRedis | null = null;
 
-before(async () => {
+/** The app with the cap set low, its sponsor's ledger in memory or in a real Redis. */
+async function start(store: 'memory' | 'redis'): Promise<void> {
+  if (store === 'redis') redis = await startTestRedis();
   sponsored = await createSponsoredTestApp(5_000_000_000n, {
     sponsorPolicy: { ...loadConfig({}).sponsorPolicy, maxLossLamportsPerHour: CAP },
+    ...(redis ? { redisUrl: redis.url } : {}),
   });
   ({ t, sponsor } = sponsored);
   funder = (await createFundedSigner(t.chain, 100_000_000_000n)).signer;
-});
-after(async () => {
+}
+async function stop(): Promise<void> {
   await rpcResult(t.chain.localnet.rpcUrl, 'localnet_clearFaults');
   await sponsored.close();
-});
+  await redis?.stop();
+  redis = null;
+}
 
 async function attackerWallet(): Promise<{ owner: KeyPairSigner; account: Address }> {
   const key = await createTestKey();
@@ -97,63 +105,68 @@ async function waitFor(condition: () => Promise<boolean>, what: string): Promise
   }
 }
 
-describe('the hourly loss cap under concurrent sponsored relays', () => {
-  it(`${WALLETS} wallets relayed at once, each racing its own close to the chain: the sponsor loses at most the cap, to the lamport; the rest are 503 with Retry-After`, async () => {
-    const wallets = await Promise.all(Array.from({ length: WALLETS }, attackerWallet));
-    const signedWires = await Promise.all(wallets.map((w) => preparedAndSigned(w.owner)));
-    const sponsorBefore = await sponsorBalance();
-    const lostBefore = BigInt(await metricValue(t, 'cinder_sponsor_lamports_lost_total'));
-    const sendsBefore = await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"');
+for (const store of ['memory', 'redis'] as const) {
+  describe(`the hourly loss cap under concurrent sponsored relays (sponsor ledger in ${store})`, () => {
+    before(() => start(store));
+    after(stop);
 
-    await rpcResult(t.chain.localnet.rpcUrl, 'localnet_setFaults', [{ holdSendsMs: HOLD_MS }]);
-    const relays = signedWires.map((s) => post('/api/transactions', { transactions: [s.wire], relayToken: s.relayToken }));
-    // Two fees fit the cap: once those two are in flight, every other relay has its answer.
-    const answers: (Awaited<(typeof relays)[number]> | null)[] = relays.map(() => null);
-    relays.forEach((relay, i) => void relay.then((response) => (answers[i] = response)));
-    await waitFor(
-      async () =>
-        (await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"')) - sendsBefore >= 2 && answers.filter((a) => a !== null).length >= WALLETS - 2,
-      'two sends in flight and the other relays answered',
-    );
-    await rpcResult(t.chain.localnet.rpcUrl, 'localnet_setFaults', [{ holdSendsMs: 0 }]);
-    // Every owner closes its account straight on chain, its rent going elsewhere.
-    for (const { owner, account } of wallets) {
-      await sendInstructions(t.chain, funder, [getCloseAccountInstruction({ account, destination: funder.address, owner })]);
-    }
-    const responses = await Promise.all(relays);
+    it(`${WALLETS} wallets relayed at once, each racing its own close to the chain: the sponsor loses at most the cap, to the lamport; the rest are 503 with Retry-After`, async () => {
+      const wallets = await Promise.all(Array.from({ length: WALLETS }, attackerWallet));
+      const signedWires = await Promise.all(wallets.map((w) => preparedAndSigned(w.owner)));
+      const sponsorBefore = await sponsorBalance();
+      const lostBefore = BigInt(await metricValue(t, 'cinder_sponsor_lamports_lost_total'));
+      const sendsBefore = await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"');
 
-    const refused = responses.filter((r) => r.statusCode === 503);
-    const sent = responses.filter((r) => r.statusCode === 200);
-    assert.equal(refused.length, WALLETS - 2, responses.map((r) => r.body).join('\n'));
-    assert.equal(sent.length, 2);
-    for (const response of refused) {
-      assert.equal(response.json().code, 'SPONSOR_UNAVAILABLE');
-      assert.match(response.json().detail, /loss budget of 0\.00004 SOL an hour: 0 SOL was lost .* and 0\.0000\d+ SOL is at risk in sponsored transactions in flight.*Nothing was sent/);
-      assert.ok(Number(response.headers['retry-after']) > 0);
-    }
-    let fees = 0n;
-    for (const response of sent) {
-      assert.equal(response.json().status, 'failed', response.json().message);
-      fees += await chainFee(response.json().transactionId);
-    }
-    const lost = sponsorBefore - (await sponsorBalance());
-    assert.equal(lost, fees, 'the sponsor lost exactly the fees of the two transactions that failed');
-    assert.ok(lost > 0n && lost <= CAP, `the sponsor lost ${lost} lamports against a cap of ${CAP}`);
-    assert.equal(BigInt(await metricValue(t, 'cinder_sponsor_lamports_lost_total')) - lostBefore, lost, 'every lamport lost is counted');
+      await rpcResult(t.chain.localnet.rpcUrl, 'localnet_setFaults', [{ holdSendsMs: HOLD_MS }]);
+      const relays = signedWires.map((s) => post('/api/transactions', { transactions: [s.wire], relayToken: s.relayToken }));
+      // Two fees fit the cap: once those two are in flight, every other relay has its answer.
+      const answers: (Awaited<(typeof relays)[number]> | null)[] = relays.map(() => null);
+      relays.forEach((relay, i) => void relay.then((response) => (answers[i] = response)));
+      await waitFor(
+        async () =>
+          (await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"')) - sendsBefore >= 2 && answers.filter((a) => a !== null).length >= WALLETS - 2,
+        'two sends in flight and the other relays answered',
+      );
+      await rpcResult(t.chain.localnet.rpcUrl, 'localnet_setFaults', [{ holdSendsMs: 0 }]);
+      // Every owner closes its account straight on chain, its rent going elsewhere.
+      for (const { owner, account } of wallets) {
+        await sendInstructions(t.chain, funder, [getCloseAccountInstruction({ account, destination: funder.address, owner })]);
+      }
+      const responses = await Promise.all(relays);
 
-    // Past the cap: a further wallet is refused (at its prepare or its relay) until the losses leave the sliding hour.
-    const next = await attackerWallet();
-    const prepared = await post('/api/reclaim_rent/prepare', { owner: next.owner.address, priorityFee: 0.00001, feePayer: 'sponsor' });
-    const answer =
-      prepared.statusCode === 200
-        ? await post('/api/transactions', {
-            transactions: [getBase64EncodedWireTransaction(await partiallySignTransaction([next.owner.keyPair], getTransactionDecoder().decode(getBase64Encoder().encode(prepared.json().transactions[0]))))],
-            relayToken: prepared.json().relayToken,
-          })
-        : prepared;
-    assert.equal(answer.statusCode, 503, answer.body);
-    assert.equal(answer.json().code, 'SPONSOR_UNAVAILABLE');
-    assert.ok(Number(answer.headers['retry-after']) > 3_000, 'the oldest loss leaves the sliding hour in about an hour');
-    assert.equal(await sponsorBalance(), sponsorBefore - lost, 'nothing more was lost');
+      const refused = responses.filter((r) => r.statusCode === 503);
+      const sent = responses.filter((r) => r.statusCode === 200);
+      assert.equal(refused.length, WALLETS - 2, responses.map((r) => r.body).join('\n'));
+      assert.equal(sent.length, 2);
+      for (const response of refused) {
+        assert.equal(response.json().code, 'SPONSOR_UNAVAILABLE');
+        assert.match(response.json().detail, /loss budget of 0\.00004 SOL an hour: 0 SOL was lost .* and 0\.0000\d+ SOL is at risk in sponsored transactions in flight.*Nothing was sent/);
+        assert.ok(Number(response.headers['retry-after']) > 0);
+      }
+      let fees = 0n;
+      for (const response of sent) {
+        assert.equal(response.json().status, 'failed', response.json().message);
+        fees += await chainFee(response.json().transactionId);
+      }
+      const lost = sponsorBefore - (await sponsorBalance());
+      assert.equal(lost, fees, 'the sponsor lost exactly the fees of the two transactions that failed');
+      assert.ok(lost > 0n && lost <= CAP, `the sponsor lost ${lost} lamports against a cap of ${CAP}`);
+      assert.equal(BigInt(await metricValue(t, 'cinder_sponsor_lamports_lost_total')) - lostBefore, lost, 'every lamport lost is counted');
+
+      // Past the cap: a further wallet is refused (at its prepare or its relay) until the losses leave the sliding hour.
+      const next = await attackerWallet();
+      const prepared = await post('/api/reclaim_rent/prepare', { owner: next.owner.address, priorityFee: 0.00001, feePayer: 'sponsor' });
+      const answer =
+        prepared.statusCode === 200
+          ? await post('/api/transactions', {
+              transactions: [getBase64EncodedWireTransaction(await partiallySignTransaction([next.owner.keyPair], getTransactionDecoder().decode(getBase64Encoder().encode(prepared.json().transactions[0]))))],
+              relayToken: prepared.json().relayToken,
+            })
+          : prepared;
+      assert.equal(answer.statusCode, 503, answer.body);
+      assert.equal(answer.json().code, 'SPONSOR_UNAVAILABLE');
+      assert.ok(Number(answer.headers['retry-after']) > 3_000, 'the oldest loss leaves the sliding hour in about an hour');
+      assert.equal(await sponsorBalance(), sponsorBefore - lost, 'nothing more was lost');
+    });
   });
-});
+}
