@@ -12,11 +12,14 @@
  *    proves this service prepared (src/operations/relayToken.ts) and that the sponsor's policy
  *    would pay for (src/operations/sponsorPolicy.ts: Cinder's own instructions, its fee within the
  *    bound and repaid in full, the compute budget read as the runtime reads it);
- * 4. no two transactions of the request take from the same token account, and none writes a token
- *    account of an outstanding sponsored message: standard JSON-RPC simulates each transaction on
- *    today's state only (no bundle simulation), so this static rule is what keeps a request's
- *    transactions (and a wallet's other transactions) from failing one another after all passed;
- * 5. a simulation of the signed transaction (signatures and blockhash checked) succeeds, and the
+ * 4. no two transactions of the request take from the same token account: standard JSON-RPC
+ *    simulates each transaction on today's state only (no bundle simulation), so this static rule
+ *    is what keeps a request's transactions from failing one another after all passed;
+ * 5. the owner's signed sponsored messages start the wallet's sponsored turn here (a prepare nobody
+ *    signed starts none: "No lockout"); while a wallet's turn is in flight, a transaction it signed
+ *    or one writing a token account of those messages is 409 naming them, so that none of the
+ *    wallet's transactions can make a sponsored one fail at the sponsor's cost;
+ * 6. a simulation of the signed transaction (signatures and blockhash checked) succeeds, and the
  *    programs it invokes at any depth (its inner instructions) are all on the allow-list.
  *
  * Sponsored transactions land one at a time per wallet, as the policy decides; the others land
