@@ -327,14 +327,14 @@ export function createRelay(deps: RelayDeps) {
     try {
       if (policy) {
         // The owner signed these sponsored messages: its turn starts here (a prepare nobody signed starts none).
-        for (const [owner, group_] of byOwner) {
+        for (const [owner, ownerCandidates] of byOwner) {
           begun.set(
             owner,
             await policy.beginTurn(
               owner,
               group,
-              group_.map((c) => ({ identity: c.identity, signature: signatures[c.index]! })),
-              group_.flatMap((c) => c.consumed),
+              ownerCandidates.map((c) => ({ identity: c.identity, signature: signatures[c.index]! })),
+              ownerCandidates.flatMap((c) => c.consumed),
             ),
           );
         }
@@ -365,11 +365,11 @@ export function createRelay(deps: RelayDeps) {
       for (const c of toLand.filter((c) => c.sponsored)) sponsoredGroups.set(c.paid!.owner, [...(sponsoredGroups.get(c.paid!.owner) ?? []), c]);
       const [plainOutcomes, ...sponsoredOutcomes] = await Promise.all([
         plain.length > 0 ? landTransactions(deps, plain.map(sendable), deadline) : Promise.resolve([]),
-        ...[...sponsoredGroups].map(([owner, group_]) =>
+        ...[...sponsoredGroups].map(([owner, ownerCandidates]) =>
           policy!
             .land(
               owner,
-              group_.map((c) => ({ ...sendable(c), index: c.index, identity: c.identity, feeLamports: c.paid!.feeLamports })),
+              ownerCandidates.map((c) => ({ ...sendable(c), index: c.index, identity: c.identity, feeLamports: c.paid!.feeLamports })),
               {
                 deadline,
                 send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
@@ -385,7 +385,7 @@ export function createRelay(deps: RelayDeps) {
       ]);
       const landed: [Candidate, SponsoredOutcome][] = [
         ...plain.map((c, j): [Candidate, SponsoredOutcome] => [c, plainOutcomes![j]!]),
-        ...[...sponsoredGroups.values()].flatMap((group_, g) => group_.map((c, j): [Candidate, SponsoredOutcome] => [c, sponsoredOutcomes[g]![j]!])),
+        ...[...sponsoredGroups.values()].flatMap((ownerCandidates, g) => ownerCandidates.map((c, j): [Candidate, SponsoredOutcome] => [c, sponsoredOutcomes[g]![j]!])),
       ];
       for (const [candidate, outcome] of landed) {
         const report = reportSponsoredLanding(outcome);

@@ -424,14 +424,13 @@ export function createRedisSponsorLedger(redis: Redis, options: { prefix?: strin
     async losses(owner, windowMs) {
       const now = Date.now();
       const [global, mine, reserved, oldest, ownerOldest] = await client.cinderSponsorLosses(lostKey, `${lostKey}:${owner}`, reservedKey, now, windowMs);
-      const global_ = BigInt(global!);
-      const owner_ = BigInt(mine!);
+      const [all, wallet] = [BigInt(global!), BigInt(mine!)];
       return {
-        global: global_,
-        owner: owner_,
+        global: all,
+        owner: wallet,
         reserved: BigInt(reserved!),
-        endsAt: (global_ > 0n ? Number(oldest) : now) + windowMs,
-        ownerEndsAt: (owner_ > 0n ? Number(ownerOldest) : now) + windowMs,
+        endsAt: (all > 0n ? Number(oldest) : now) + windowMs,
+        ownerEndsAt: (wallet > 0n ? Number(ownerOldest) : now) + windowMs,
       };
     },
   };
