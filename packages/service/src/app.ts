@@ -96,6 +96,12 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
         logger: deps.logger,
       })
     : null;
+  if (deps.sponsor && !deps.config.redisUrl) {
+    deps.logger.warn(
+      'fee sponsor without REDIS_URL: its strikes, turns and losses are kept in this process only, and a restart forgets them ' +
+        '(a struck wallet is sponsored again, the hourly loss budget starts from zero): see docs/security.md',
+    );
+  }
   // One pipeline behind burn, reclaim, preview and prepare (src/operations/pipeline.ts).
   const pipeline = createPipeline({
     sponsorPolicy,

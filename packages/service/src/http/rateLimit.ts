@@ -43,6 +43,7 @@ import type { CinderApp } from './types.ts';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
+import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 import { throttledLog } from '../store/redis.ts';
 import type { WindowCounter } from '../store/windowCounter.ts';
 import { isApiRequest } from './auth.ts';
@@ -122,7 +123,8 @@ const PREPARED_TTL_MS = 3 * 60_000;
 /** Relays of one prepared message that are not counted: the first, and one retry (a lost answer). */
 const FREE_RELAYS_PER_MESSAGE = 2;
 
-const messageId = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
+/** A prepared message is known by what Cinder prepared, so a relay of it after a wallet's additions is still not counted again. */
+const messageId = (bytes: Uint8Array) => preparedIdentityOfBytes(bytes) ?? createHash('sha256').update(bytes).digest('base64url');
 
 const transactionDecoder = getTransactionDecoder();
 

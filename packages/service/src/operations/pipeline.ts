@@ -27,7 +27,8 @@ import { readWallet } from './readWallet.ts';
 import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { netOf } from '../plan/net.ts';
-import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
+import { MAX_RELAY_TOKEN_MESSAGES, RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
+import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
@@ -200,20 +201,32 @@ export function createPipeline(deps: PipelineDeps) {
     const policy = deps.sponsorPolicy;
     let outcomes: SponsoredOutcome[];
     if (plan.sponsored && policy) {
-      // The sponsor's turn for this wallet, and its sends one at a time (the policy decides).
-      await policy.beginTurn(signer.address, signed.map((t) => t.messageBytes), planAccounts(plan));
-      await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
-      outcomes = await policy.land(
+      // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
+      const identities = signed.map((t) => preparedIdentityOfBytes(t.messageBytes)!);
+      const added = await policy.beginTurn(
         signer.address,
-        sending.map((t, i) => ({ ...t, index: i, messageBytes: signed[i]!.messageBytes, feeLamports: plan.transactions[i]!.feeLamports })),
-        {
-          deadline,
-          send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
-          known: async () => null,
-        },
+        `keyed:${sending[0]!.signature}`,
+        sending.map((t, i) => ({ identity: identities[i]!, signature: t.signature })),
+        planAccounts(plan),
       );
+      try {
+        await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
+        outcomes = await policy.land(
+          signer.address,
+          sending.map((t, i) => ({ ...t, index: i, identity: identities[i]!, feeLamports: plan.transactions[i]!.feeLamports })),
+          {
+            deadline,
+            send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
+            known: async () => null,
+          },
+        );
+      } catch (error) {
+        // Nothing was sent (the policy throws only then): the turn is given back.
+        await policy.abandon(signer.address, added);
+        throw error;
+      }
     } else {
-      // An outstanding sponsored operation of this wallet would fail if this closed its accounts first.
+      // The wallet's own signed sponsored messages in flight would fail if this closed their accounts first.
       await policy?.assertNoTurn(signer.address);
       outcomes = await landTransactions(deps, sending, deadline, recordSent);
     }
@@ -271,12 +284,10 @@ export function createPipeline(deps: PipelineDeps) {
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
-      // Sponsored: the wallet's turn starts now, and the relay token lives as long as it.
-      const sponsoredUntil =
-        planned.plan.sponsored && deps.sponsorPolicy
-          ? await deps.sponsorPolicy.beginTurn(request.owner, transactions.map((t) => t.messageBytes), planAccounts(planned.plan))
-          : null;
-      return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), sponsoredUntil };
+      // Sponsored: a relay token, whose lifetime is its own. Nothing is reserved: a prepare nobody
+      // signed starts no turn and blocks nobody; the owner's signed relay starts it (src/operations/relay.ts).
+      const relayTokenExpiresAt = planned.plan.sponsored && deps.sponsorPolicy ? Date.now() + RELAY_TOKEN_LIFETIME_MS : null;
+      return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), relayTokenExpiresAt };
     },
 
     /**

@@ -12,11 +12,14 @@
  *    proves this service prepared (src/operations/relayToken.ts) and that the sponsor's policy
  *    would pay for (src/operations/sponsorPolicy.ts: Cinder's own instructions, its fee within the
  *    bound and repaid in full, the compute budget read as the runtime reads it);
- * 4. no two transactions of the request take from the same token account, and none writes a token
- *    account of an outstanding sponsored message: standard JSON-RPC simulates each transaction on
- *    today's state only (no bundle simulation), so this static rule is what keeps a request's
- *    transactions (and a wallet's other transactions) from failing one another after all passed;
- * 5. a simulation of the signed transaction (signatures and blockhash checked) succeeds, and the
+ * 4. no two transactions of the request take from the same token account: standard JSON-RPC
+ *    simulates each transaction on today's state only (no bundle simulation), so this static rule
+ *    is what keeps a request's transactions from failing one another after all passed;
+ * 5. the owner's signed sponsored messages start the wallet's sponsored turn here (a prepare nobody
+ *    signed starts none: "No lockout"); while a wallet's turn is in flight, a transaction it signed
+ *    or one writing a token account of those messages is 409 naming them, so that none of the
+ *    wallet's transactions can make a sponsored one fail at the sponsor's cost;
+ * 6. a simulation of the signed transaction (signatures and blockhash checked) succeeds, and the
  *    programs it invokes at any depth (its inner instructions) are all on the allow-list.
  *
  * Sponsored transactions land one at a time per wallet, as the policy decides; the others land
@@ -58,8 +61,9 @@ import {
 } from '../plan/relayRules.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { landTransactions, overallStatus, type LandingOutcome, type OperationStatus, type SignedForSending } from './land.ts';
-import { checkRelayToken } from './relayToken.ts';
-import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
+import { preparedMessageIdentity } from '../plan/messageIdentity.ts';
+import { checkRelayTokenIdentities, readRelayToken } from './relayToken.ts';
+import { reportSponsoredLanding, sponsoredInFlight, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 
 /** At most this many transactions per request (16 KiB of body holds 8 full-size ones in base64). */
 export const MAX_RELAY_TRANSACTIONS = 8;
@@ -114,6 +118,8 @@ interface Candidate {
   index: number;
   transaction: Transaction;
   message: RelayableMessage;
+  /** What Cinder prepared, whatever a wallet added (src/plan/messageIdentity.ts): relay tokens and turns know a message by it. */
+  identity: string;
   feePayer: Address;
   sponsored: boolean;
   /** The token accounts its instructions take from (close, burn, withdraw, transfer), each once. */
@@ -137,7 +143,7 @@ const messageEncoder = getCompiledTransactionMessageEncoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();
 const allowedProgramNames = () => [...RELAY_ALLOWED_PROGRAMS.values()].join(', ');
 
-function decodeCandidate(wire: string, index: number, sponsor: Address | null, relayAny: boolean, preparedHere: (messageBytes: Transaction['messageBytes']) => boolean): Candidate {
+function decodeCandidate(wire: string, index: number, sponsor: Address | null, relayAny: boolean, preparedHere: (identity: string) => boolean): Candidate {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(wire) || wire.length % 4 !== 0) throw refuse('INVALID_TRANSACTION', index, 'is not base64');
   const bytes = new Uint8Array(base64.encode(wire));
   if (bytes.length > TRANSACTION_SIZE_LIMIT) {
@@ -162,6 +168,7 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null, r
   const feePayer = message.staticAccounts[0];
   if (!feePayer) throw refuse('INVALID_TRANSACTION', index, 'has no fee payer');
   const sponsored = sponsor !== null && feePayer === sponsor;
+  const identity = preparedMessageIdentity(message);
   const instructions = messageInstructions(message);
   for (const instruction of instructions) {
     if (instruction.program === null || !RELAY_ALLOWED_PROGRAMS.has(instruction.program)) {
@@ -176,7 +183,7 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null, r
     // The token is checked only for a message that needs it (a close paying out elsewhere), and
     // never for a sponsored one: the sponsor pays for closes to the owner only.
     let prepared: boolean | null = null;
-    const isPrepared = () => (prepared ??= !sponsored && preparedHere(transaction.messageBytes));
+    const isPrepared = () => (prepared ??= !sponsored && preparedHere(identity));
     for (const instruction of instructions) {
       const refusal = notCinderInstruction(instruction, sponsored ? sponsor : null);
       const why = refusal && isPrepared() ? notCinderInstruction(instruction, null, true) : refusal;
@@ -192,7 +199,7 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null, r
   }
   // One transaction is atomic: a burn and the close of the same account in it are one step.
   const consumed = [...new Set(instructions.map(consumedTokenAccount).filter((a): a is Address => a !== null))];
-  return { index, transaction, message, feePayer, sponsored, consumed, paid: null };
+  return { index, transaction, message, identity, feePayer, sponsored, consumed, paid: null };
 }
 
 /** Every signature but the sponsor's must be present and valid for this exact message. */
@@ -272,7 +279,26 @@ export function createRelay(deps: RelayDeps) {
     return verdict!.kind === 'processed' ? { kind: 'unknown' } : verdict!;
   }
 
-  async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number): Promise<RelayResult> {
+  /**
+   * While a wallet's own signed sponsored messages are in flight, its other transactions wait (409
+   * naming them): one signed by the wallet, or one writing a token account of those messages, could
+   * make them fail at the sponsor's cost. The messages of that very turn go on.
+   */
+  async function assertNotInFlight(candidate: Candidate): Promise<void> {
+    const signers = candidate.message.staticAccounts.slice(0, candidate.message.header.numSignerAccounts).filter((s) => s !== sponsorAddress);
+    for (const signer of new Set(signers)) {
+      const turn = await policy!.turnOf(signer);
+      if (turn && !turn.messages.includes(candidate.identity)) {
+        throw sponsoredInFlight(turn, `${field(candidate.index)} is signed by ${signer}, a wallet whose sponsored operation`);
+      }
+    }
+    const [conflict] = await policy!.conflicts(writableStaticAccounts(candidate.message), candidate.sponsored ? candidate.identity : null);
+    if (conflict) {
+      throw sponsoredInFlight(conflict.turn, `${field(candidate.index)} writes token account ${conflict.account} of a sponsored operation of ${conflict.turn.owner}, which`);
+    }
+  }
+
+  async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number, group: string): Promise<RelayResult> {
     const signatures = transactions.map((t) => getSignatureFromTransaction(t));
     const verdicts = await readVerdicts(chain, signatures, deadline);
     // A transaction the chain already knows is reported, when its verdict is final.
@@ -283,58 +309,83 @@ export function createRelay(deps: RelayDeps) {
       return { signature, status, slot, sponsored: candidates[i]!.sponsored, error };
     });
 
-    // Only what the chain does not know yet is checked against the sponsored messages outstanding
-    // and simulated: a known signature was already checked by the chain itself.
+    // Only what the chain does not know yet starts a turn, is checked against the sponsored messages
+    // in flight and simulated: a known signature was already checked by the chain itself.
     const unknown = candidates.filter((_, i) => verdicts[i]!.kind === 'unknown');
-    if (policy) {
-      for (const candidate of unknown) {
-        const conflicts = await policy.conflicts(writableStaticAccounts(candidate.message), candidate.sponsored ? candidate.transaction.messageBytes : null);
-        if (conflicts.length > 0) {
-          throw refuse(
-            'TRANSACTIONS_CONFLICT',
-            candidate.index,
-            `writes token account ${conflicts[0]}, which a sponsored transaction that was prepared and not yet landed also writes: ` +
-              'it would make that transaction fail at the fee sponsor\'s cost; relay it after the sponsored one landed or expired',
+    // The sponsored ones of each wallet, by the owner who signed them and repays the sponsor.
+    const byOwner = new Map<Address, Candidate[]>();
+    for (const c of unknown.filter((c) => c.sponsored)) byOwner.set(c.paid!.owner, [...(byOwner.get(c.paid!.owner) ?? []), c]);
+    /** The messages this request added to a wallet's turn: given back when this request sends none of them. */
+    const begun = new Map<Address, string[]>();
+    const abandon = async (owner: Address) => {
+      const added = begun.get(owner);
+      begun.delete(owner);
+      if (added && added.length > 0) await policy!.abandon(owner, added);
+    };
+    const toLand = candidates.filter((_, i) => reports[i] === null);
+    const wires = transactions.map((t) => getBase64EncodedWireTransaction(t));
+    try {
+      if (policy) {
+        // The owner signed these sponsored messages: its turn starts here (a prepare nobody signed starts none).
+        for (const [owner, ownerCandidates] of byOwner) {
+          begun.set(
+            owner,
+            await policy.beginTurn(
+              owner,
+              group,
+              ownerCandidates.map((c) => ({ identity: c.identity, signature: signatures[c.index]! })),
+              ownerCandidates.flatMap((c) => c.consumed),
+            ),
           );
         }
+        for (const candidate of unknown) await assertNotInFlight(candidate);
       }
+      const simulations = await Promise.all(unknown.map((c) => chain.simulate(wires[c.index]!, deadline, { signed: true })));
+      unknown.forEach((candidate, j) => {
+        const simulation = simulations[j]!;
+        // Inner calls count: a program allowed at the top level may invoke others (a transfer hook).
+        const invoked = innerProgramNotAllowed(simulation.innerPrograms);
+        if (invoked) throw refuse('PROGRAM_NOT_ALLOWED', candidate.index, `invokes ${invoked}; only ${allowedProgramNames()} may run, at any depth`);
+        // AlreadyProcessed: it landed between the status read and the simulation; the tracker reports it.
+        if (simulation.err && simulation.err !== 'AlreadyProcessed') throw simulationRefusal(candidate, simulation.err);
+      });
+      if (toLand.length === 0) for (const owner of [...begun.keys()]) await abandon(owner);
+    } catch (error) {
+      // Refused before anything was sent: this request holds no turn.
+      for (const owner of [...begun.keys()]) await abandon(owner);
+      throw error;
     }
-    const wires = transactions.map((t) => getBase64EncodedWireTransaction(t));
-    const simulations = await Promise.all(unknown.map((c) => chain.simulate(wires[c.index]!, deadline, { signed: true })));
-    unknown.forEach((candidate, j) => {
-      const simulation = simulations[j]!;
-      // Inner calls count: a program allowed at the top level may invoke others (a transfer hook).
-      const invoked = innerProgramNotAllowed(simulation.innerPrograms);
-      if (invoked) throw refuse('PROGRAM_NOT_ALLOWED', candidate.index, `invokes ${invoked}; only ${allowedProgramNames()} may run, at any depth`);
-      // AlreadyProcessed: it landed between the status read and the simulation; the tracker reports it.
-      if (simulation.err && simulation.err !== 'AlreadyProcessed') throw simulationRefusal(candidate, simulation.err);
-    });
 
-    const toLand = candidates.filter((_, i) => reports[i] === null);
     if (toLand.length > 0) {
       const lastValidBlockHeight = (await chain.getBlockHeight(deadline)) + BLOCKHASH_VALIDITY_BLOCKS + PROCESSED_AHEAD_MARGIN_BLOCKS;
       const sendable = (c: Candidate): SignedForSending => ({ wire: wires[c.index]!, signature: signatures[c.index]!, lastValidBlockHeight });
       const plain = toLand.filter((c) => !c.sponsored);
       // The sponsored ones of each wallet go one at a time, as the sponsor's policy decides.
-      const byOwner = new Map<Address, Candidate[]>();
-      for (const c of toLand.filter((c) => c.sponsored)) byOwner.set(c.paid!.owner, [...(byOwner.get(c.paid!.owner) ?? []), c]);
+      const sponsoredGroups = new Map<Address, Candidate[]>();
+      for (const c of toLand.filter((c) => c.sponsored)) sponsoredGroups.set(c.paid!.owner, [...(sponsoredGroups.get(c.paid!.owner) ?? []), c]);
       const [plainOutcomes, ...sponsoredOutcomes] = await Promise.all([
         plain.length > 0 ? landTransactions(deps, plain.map(sendable), deadline) : Promise.resolve([]),
-        ...[...byOwner].map(([owner, group]) =>
-          policy!.land(
-            owner,
-            group.map((c) => ({ ...sendable(c), index: c.index, messageBytes: c.transaction.messageBytes, feeLamports: c.paid!.feeLamports })),
-            {
-              deadline,
-              send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
-              known: (item) => knownOutcome(item.signature, deadline),
-            },
-          ),
+        ...[...sponsoredGroups].map(([owner, ownerCandidates]) =>
+          policy!
+            .land(
+              owner,
+              ownerCandidates.map((c) => ({ ...sendable(c), index: c.index, identity: c.identity, feeLamports: c.paid!.feeLamports })),
+              {
+                deadline,
+                send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
+                known: (item) => knownOutcome(item.signature, deadline),
+              },
+            )
+            .catch(async (error: unknown) => {
+              // The policy throws only when it sent none of them.
+              await abandon(owner);
+              throw error;
+            }),
         ),
       ]);
       const landed: [Candidate, SponsoredOutcome][] = [
         ...plain.map((c, j): [Candidate, SponsoredOutcome] => [c, plainOutcomes![j]!]),
-        ...[...byOwner.values()].flatMap((group, g) => group.map((c, j): [Candidate, SponsoredOutcome] => [c, sponsoredOutcomes[g]![j]!])),
+        ...[...sponsoredGroups.values()].flatMap((ownerCandidates, g) => ownerCandidates.map((c, j): [Candidate, SponsoredOutcome] => [c, sponsoredOutcomes[g]![j]!])),
       ];
       for (const [candidate, outcome] of landed) {
         const report = reportSponsoredLanding(outcome);
@@ -365,8 +416,8 @@ export function createRelay(deps: RelayDeps) {
     // wallets closes to one destination, which the relay lands only for such messages (relayRules.ts).
     // Expired still counts here: such a message can no longer land, but one that did is reported.
     const { relayToken } = request;
-    const preparedHere = (messageBytes: Transaction['messageBytes']) =>
-      relayToken !== undefined && deps.serverSecret !== undefined && checkRelayToken(deps.serverSecret, relayToken, [messageBytes]) !== 'invalid';
+    const preparedHere = (identity: string) =>
+      relayToken !== undefined && deps.serverSecret !== undefined && checkRelayTokenIdentities(deps.serverSecret, relayToken, [identity]) !== 'invalid';
     const candidates = request.transactions.map((wire, i) => decodeCandidate(wire, i, sponsorAddress, deps.relayAnyTransaction, preparedHere));
     for (const candidate of candidates) await assertSigned(candidate, sponsorAddress);
 
@@ -380,7 +431,7 @@ export function createRelay(deps: RelayDeps) {
         );
       }
       const check = deps.serverSecret
-        ? checkRelayToken(deps.serverSecret, request.relayToken, sponsored.map((c) => c.transaction.messageBytes))
+        ? checkRelayTokenIdentities(deps.serverSecret, request.relayToken, sponsored.map((c) => c.identity))
         : 'invalid';
       if (check === 'invalid') {
         throw relayTokenInvalid('relayToken was not issued by this service for these exact transactions, so the fee sponsor does not sign them.');
@@ -405,7 +456,9 @@ export function createRelay(deps: RelayDeps) {
     const key = transactions.map((t) => getSignatureFromTransaction(t)).join(',');
     const running = inFlight.get(key);
     if (running) return running;
-    const landing = land(candidates, transactions, deadline).finally(() => inFlight.delete(key));
+    // The operation the sponsored messages belong to: one prepare answer (its token), whose other messages join the turn.
+    const group = sponsored.length > 0 && deps.serverSecret ? `token:${readRelayToken(deps.serverSecret, request.relayToken!)!.id}` : '';
+    const landing = land(candidates, transactions, deadline, group).finally(() => inFlight.delete(key));
     inFlight.set(key, landing);
     return landing;
   };

@@ -3,26 +3,40 @@
  * the fee sponsor's signature only to messages a valid token covers, so the sponsor signs nothing
  * but what Cinder compiled itself (its own fee payment, repaid in the same transaction).
  *
- * A token is `v1.<expiresAt ms>.<SHA-256 of each message, base64url>.<HMAC-SHA256, base64url>`:
- * the HMAC (key SERVER_SECRET) covers the expiry and the list of message hashes, and each hash
- * covers one exact compiled message (every byte the signers sign). Carrying the hashes lets the
- * transactions of one prepare answer be relayed in several requests with the same token; each
- * relayed message must be one of them, byte for byte. Node's crypto does the HMAC and the
- * constant-time comparison; only the framing is ours.
+ * A token is `v2.<expiresAt ms>.<identity of each message, 32 bytes each, base64url>.<HMAC-SHA256, base64url>`:
+ * the HMAC (key SERVER_SECRET) covers the expiry and the list of identities. An identity is
+ * src/plan/messageIdentity.ts's `preparedMessageIdentity`: what Cinder prepared (fee payer,
+ * blockhash, its own instructions in order), so a message a wallet signed after adding Lighthouse
+ * assertions, a Memo or its own compute budget is still covered; whether such additions are
+ * acceptable is the relay's rules' and the sponsor policy's concern, which read the message as
+ * signed. Carrying the identities lets the transactions of one prepare answer be relayed in several
+ * requests with the same token. The token's lifetime is its own (RELAY_TOKEN_LIFETIME_MS): it
+ * reserves nothing and blocks nobody. Node's crypto does the HMAC and the constant-time
+ * comparison; only the framing is ours.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ReadonlyUint8Array } from '@solana/kit';
+import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 
-const VERSION = 'v1';
-const HASH_BYTES = 32;
+const VERSION = 'v2';
+const IDENTITY_BYTES = 32;
 /** More messages than any prepare answer holds; bounds the work a forged token can cause. */
 export const MAX_RELAY_TOKEN_MESSAGES = 256;
-const TOKEN = /^v1\.([1-9][0-9]{0,15})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
+/**
+ * How long a relay token is accepted: a prepared message can land while its blockhash lives
+ * (150 blocks, about 60–90 s); the token outlasts that a little. It starts no turn and holds nothing.
+ */
+export const RELAY_TOKEN_LIFETIME_MS = 2 * 60 * 1000;
+const TOKEN = /^v2\.([1-9][0-9]{0,15})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 
-const sha256 = (bytes: ReadonlyUint8Array) => createHash('sha256').update(bytes as Uint8Array).digest();
+function mac(secret: string, expiresAt: number, identities: string): Buffer {
+  return createHmac('sha256', secret).update(`cinder-relay-token:${VERSION}:${expiresAt}:${identities}`, 'utf8').digest();
+}
 
-function mac(secret: string, expiresAt: number, hashes: string): Buffer {
-  return createHmac('sha256', secret).update(`cinder-relay-token:${VERSION}:${expiresAt}:${hashes}`, 'utf8').digest();
+function identityOf(messageBytes: ReadonlyUint8Array): string {
+  const identity = preparedIdentityOfBytes(messageBytes);
+  if (identity === null) throw new RangeError('a relay token covers compiled legacy or version 0 messages only');
+  return identity;
 }
 
 /** A token for these compiled messages (kit's `transaction.messageBytes`), valid until `expiresAt` (ms since the epoch). */
@@ -31,8 +45,32 @@ export function issueRelayToken(secret: string, messageBytes: readonly ReadonlyU
     throw new RangeError(`a relay token covers 1 to ${MAX_RELAY_TOKEN_MESSAGES} messages`);
   }
   if (!Number.isSafeInteger(expiresAt) || expiresAt <= 0) throw new RangeError('expiresAt must be a positive integer of milliseconds');
-  const hashes = Buffer.concat(messageBytes.map(sha256)).toString('base64url');
-  return `${VERSION}.${expiresAt}.${hashes}.${mac(secret, expiresAt, hashes).toString('base64url')}`;
+  const identities = Buffer.concat(messageBytes.map((bytes) => Buffer.from(identityOf(bytes), 'base64url'))).toString('base64url');
+  return `${VERSION}.${expiresAt}.${identities}.${mac(secret, expiresAt, identities).toString('base64url')}`;
+}
+
+/** What an authentic token says: its expiry, the identities it covers, and its own id (the MAC: one per prepare answer). */
+export interface RelayTokenContent {
+  expiresAt: number;
+  identities: ReadonlySet<string>;
+  id: string;
+}
+
+/** The content of an authentic token (issued with this secret), expired or not; null for a malformed or forged one. */
+export function readRelayToken(secret: string, token: string): RelayTokenContent | null {
+  const match = TOKEN.exec(token);
+  if (!match) return null;
+  const [, expiry, identities, signature] = match as unknown as [string, string, string, string];
+  const expiresAt = Number(expiry);
+  const covered = Buffer.from(identities, 'base64url');
+  if (!Number.isSafeInteger(expiresAt) || covered.length === 0 || covered.length % IDENTITY_BYTES !== 0) return null;
+  if (covered.length / IDENTITY_BYTES > MAX_RELAY_TOKEN_MESSAGES || covered.toString('base64url') !== identities) return null;
+  const expected = mac(secret, expiresAt, identities);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const set = new Set<string>();
+  for (let i = 0; i < covered.length; i += IDENTITY_BYTES) set.add(covered.subarray(i, i + IDENTITY_BYTES).toString('base64url'));
+  return { expiresAt, identities: set, id: signature };
 }
 
 export type RelayTokenCheck =
@@ -43,27 +81,22 @@ export type RelayTokenCheck =
   /** Malformed, forged, or not covering every message. */
   | 'invalid';
 
-/** What a token proves about these messages: see RelayTokenCheck. `now` is for tests. */
-export function checkRelayToken(secret: string, token: string, messageBytes: readonly ReadonlyUint8Array[], now = Date.now()): RelayTokenCheck {
-  const match = TOKEN.exec(token);
-  if (!match || messageBytes.length === 0) return 'invalid';
-  const [, expiry, hashes, signature] = match as unknown as [string, string, string, string];
-  const expiresAt = Number(expiry);
-  const covered = Buffer.from(hashes, 'base64url');
-  if (!Number.isSafeInteger(expiresAt) || covered.length === 0 || covered.length % HASH_BYTES !== 0) return 'invalid';
-  if (covered.length / HASH_BYTES > MAX_RELAY_TOKEN_MESSAGES || covered.toString('base64url') !== hashes) return 'invalid';
-  const expected = mac(secret, expiresAt, hashes);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
-  const coveredHashes = new Set<string>();
-  for (let i = 0; i < covered.length; i += HASH_BYTES) coveredHashes.add(covered.subarray(i, i + HASH_BYTES).toString('hex'));
-  for (const message of messageBytes) {
-    if (!coveredHashes.has(sha256(message).toString('hex'))) return 'invalid';
-  }
-  return expiresAt > now ? 'valid' : 'expired';
+/** What a token proves about messages of these identities (preparedMessageIdentity): see RelayTokenCheck. */
+export function checkRelayTokenIdentities(secret: string, token: string, identities: readonly string[], now = Date.now()): RelayTokenCheck {
+  const content = readRelayToken(secret, token);
+  if (!content || identities.length === 0) return 'invalid';
+  if (!identities.every((identity) => content.identities.has(identity))) return 'invalid';
+  return content.expiresAt > now ? 'valid' : 'expired';
 }
 
-/** True only when the token is authentic, unexpired and covers every one of these exact messages. */
+/** What a token proves about these compiled messages: see RelayTokenCheck. `now` is for tests. */
+export function checkRelayToken(secret: string, token: string, messageBytes: readonly ReadonlyUint8Array[], now = Date.now()): RelayTokenCheck {
+  const identities = messageBytes.map(preparedIdentityOfBytes);
+  if (identities.some((identity) => identity === null)) return 'invalid';
+  return checkRelayTokenIdentities(secret, token, identities as string[], now);
+}
+
+/** True only when the token is authentic, unexpired and covers every one of these messages. */
 export function verifyRelayToken(secret: string, token: string, messageBytes: readonly ReadonlyUint8Array[]): boolean {
   return checkRelayToken(secret, token, messageBytes) === 'valid';
 }

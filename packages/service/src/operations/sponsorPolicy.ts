@@ -9,27 +9,30 @@
  * - The fee bound: a sponsored transaction's whole fee (signatures + priority fee) is at most
  *   SPONSOR_MAX_FEE_LAMPORTS (default 20,000: two signatures and 10,000 of priority fee). Checked
  *   before anything is simulated (the caller's priorityFee) and on every message the sponsor signs.
- * - The turn: one sponsored operation per wallet at a time, from its prepare until all of its
- *   messages landed or its blockhash expired (SPONSORED_TURN_MS, which is also the relay token's
- *   lifetime). A second sponsored prepare meanwhile is 409; a keyed burn or reclaim of that wallet
- *   is 409; a relayed transaction that writes a token account of an outstanding sponsored message
- *   is refused (the relay asks `conflicts`). Shared through Redis when configured.
+ * - The turn: one sponsored operation per wallet at a time, from the relay of its first
+ *   owner-signed sponsored message until its messages landed or expired. A prepare nobody signed
+ *   starts no turn and blocks nobody ("No lockout"): only the owner's own signature can. While the
+ *   owner's signed sponsored messages are in flight, the owner's other operations (a keyed burn or
+ *   reclaim, another sponsored prepare or relay, a relayed transaction writing one of their token
+ *   accounts, a many-owner job naming the wallet) answer 409 naming them. Messages of the same
+ *   prepare answer (one relay token) join the turn. Shared through Redis when configured.
  * - One in flight: the sponsored transactions of one wallet are sent one after another, each
  *   after the previous landed, and none after one failed: a race can fail at most one of them.
  * - Strikes: a wallet whose sponsored transaction failed on chain is not sponsored again for
  *   SPONSOR_STRIKE_MS (default 24 h): 403 SPONSOR_DECLINED, pay the fee from the wallet itself.
- * - The loss budget: lamports lost per hour, all wallets (SPONSOR_MAX_LOSS_LAMPORTS_PER_HOUR,
- *   over it 503 SPONSOR_UNAVAILABLE with Retry-After) and per wallet
+ * - The loss budget: lamports lost over a sliding hour, all wallets (SPONSOR_MAX_LOSS_LAMPORTS_PER_HOUR,
+ *   over it 503 SPONSOR_UNAVAILABLE with Retry-After), counting what the sponsored transactions in
+ *   flight could still lose (each one's fee, reserved atomically before it is sent and released
+ *   when it lands or expires), so transactions sent at once cannot overshoot it; and per wallet
  *   (SPONSOR_MAX_LOSS_LAMPORTS_PER_OWNER_PER_HOUR, over it 403 SPONSOR_DECLINED); every loss is
  *   counted (cinder_sponsor_lamports_lost_total, cinder_sponsor_failed_transactions_total) and
  *   logged as a warning naming the owner.
  * - What it signs: only a message Cinder would have built (src/plan/relayRules.ts), with the sponsor
  *   only as fee payer and as the destination of the owner's repayment, every compute-budget
  *   instruction read as the runtime reads it (src/plan/computeBudget.ts), a fee within the bound,
- *   and a repayment of at least that fee; and only a message of the owner's outstanding turn.
+ *   and a repayment of at least that fee; and only a message of the owner's turn in flight.
  */
-import { createHash } from 'node:crypto';
-import type { Address, ReadonlyUint8Array } from '@solana/kit';
+import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
@@ -39,25 +42,25 @@ import { signatureFees, transactionFee } from '../plan/fees.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { messageInstructions, notCinderInstruction, transferSolOf, type RelayableMessage } from '../plan/relayRules.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
-import type { SponsorLedger } from '../store/sponsorLedger.ts';
+import type { SponsoredTurn, SponsorLedger } from '../store/sponsorLedger.ts';
 import { reportOf } from '../chain/verdicts.ts';
 import { reportLanding, type LandingOutcome, type LandingReport, type SignedForSending } from './land.ts';
+import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
 
 /**
- * A sponsored operation's turn, and its relay token's lifetime: a prepared message can land while
- * its blockhash lives (150 blocks, about 60–90 s); the turn outlasts that a little, so it never
- * ends while one of its messages can still land.
+ * How long a sponsored turn lasts at the latest: a message relayed now can land while its blockhash
+ * lives (150 blocks, about 60–90 s); the turn outlasts that a little, so it never ends while one of
+ * its messages can still land. It normally ends sooner, when its messages landed or expired.
  */
-export const SPONSORED_TURN_MS = 2 * 60 * 1000;
+export const SPONSORED_TURN_MS = RELAY_TOKEN_LIFETIME_MS;
 const LOSS_WINDOW_MS = 60 * 60 * 1000;
 
-export const messageHash = (messageBytes: ReadonlyUint8Array) => createHash('sha256').update(messageBytes as Uint8Array).digest('hex');
-
-/** A sponsored transaction the policy sends: the signed wire, its message and the fee it costs the sponsor. */
+/** A sponsored transaction the policy sends: the signed wire, the identity of its message and the fee it costs the sponsor. */
 export interface SponsoredSend extends SignedForSending {
   /** Its place in the request (for the answer's field names). */
   index: number;
-  messageBytes: ReadonlyUint8Array;
+  /** preparedMessageIdentity of its message (src/plan/messageIdentity.ts). */
+  identity: string;
   feeLamports: bigint;
 }
 
@@ -81,6 +84,24 @@ export interface SponsorPolicyDeps {
   logger: Logger;
 }
 
+/** A token account written by a sponsored message in flight, and that message's turn. */
+export interface SponsoredConflict {
+  account: Address;
+  turn: SponsoredTurn;
+}
+
+/** The 409 of an operation of a wallet whose own signed sponsored messages are in flight: it names them. */
+export function sponsoredInFlight(turn: SponsoredTurn, what = `A sponsored operation of ${turn.owner}`): CinderError {
+  const signatures = turn.signatures.filter((s) => s !== '');
+  const named = signatures.length > 0 ? ` (${signatures.join(', ')})` : '';
+  return new CinderError(
+    'SPONSORED_OPERATION_IN_PROGRESS',
+    `${what} is in flight: its owner-signed sponsored transaction${signatures.length === 1 ? '' : 's'}${named} may land until ${iso(turn.expiresAt)} at the latest (until ${signatures.length === 1 ? 'it lands or expires' : 'they land or expire'}); ` +
+      'a wallet has one at a time, so that none of its transactions can make another fail at the sponsor\'s cost. Nothing was sent; retry once it has landed.',
+    { headers: { 'retry-after': retryAfter(turn.expiresAt) }, extensions: { expiresAt: iso(turn.expiresAt), signatures } },
+  );
+}
+
 export function createSponsorPolicy(deps: SponsorPolicyDeps) {
   const { sponsor, config, ledger } = deps;
   const signatureFeeLamports = signatureFees(2);
@@ -94,29 +115,28 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
     );
   }
 
+  function unavailable(lost: bigint, reserved: bigint, until: number): CinderError {
+    const inFlight = reserved > 0n ? ` and ${formatSol(reserved)} SOL is at risk in sponsored transactions in flight` : '';
+    return new CinderError(
+      'SPONSOR_UNAVAILABLE',
+      `The fee sponsor has reached its loss budget of ${formatSol(config.maxLossLamportsPerHour)} SOL an hour: ${formatSol(lost)} SOL was lost to sponsored transactions that failed on chain in the last hour${inFlight}; ` +
+        `it pays again from ${iso(until)}. Nothing was sent.`,
+      { headers: { 'retry-after': retryAfter(until) } },
+    );
+  }
+
   /** Strikes and the loss budgets: may this wallet be sponsored at all now? */
   async function assertNotBarred(owner: Address): Promise<void> {
     const [struck, losses] = await Promise.all([ledger.struckUntil(owner), ledger.losses(owner, LOSS_WINDOW_MS)]);
     if (struck !== null) throw declined(owner, struck, 'a sponsored transaction of this wallet failed on chain at the sponsor\'s cost');
     if (losses.owner >= config.maxLossLamportsPerOwnerPerHour) {
-      throw declined(owner, losses.endsAt, `sponsored transactions of this wallet cost the sponsor ${formatSol(losses.owner)} SOL this hour`);
+      throw declined(owner, losses.ownerEndsAt, `sponsored transactions of this wallet cost the sponsor ${formatSol(losses.owner)} SOL in the last hour`);
     }
-    if (losses.global >= config.maxLossLamportsPerHour) {
-      throw new CinderError(
-        'SPONSOR_UNAVAILABLE',
-        `The fee sponsor has lost its hourly budget (${formatSol(config.maxLossLamportsPerHour)} SOL) to sponsored transactions that failed on chain; it pays again from ${iso(losses.endsAt)}. Nothing was sent.`,
-        { headers: { 'retry-after': retryAfter(losses.endsAt) } },
-      );
+    if (losses.global + losses.reserved >= config.maxLossLamportsPerHour) {
+      // Held by transactions in flight only: they land or expire within the turn's lifetime.
+      const until = losses.global >= config.maxLossLamportsPerHour ? losses.endsAt : Math.min(losses.endsAt, Date.now() + SPONSORED_TURN_MS);
+      throw unavailable(losses.global, losses.reserved, until);
     }
-  }
-
-  function busy(turn: { owner: string; expiresAt: number }): CinderError {
-    return new CinderError(
-      'SPONSORED_OPERATION_IN_PROGRESS',
-      `A sponsored operation of ${turn.owner} is outstanding until ${iso(turn.expiresAt)} (until its transactions land or their blockhash expires); ` +
-        'a wallet has one at a time, so that none of its transactions can make another fail at the sponsor\'s cost. Nothing was sent; relay the prepared transactions, or retry after that time.',
-      { headers: { 'retry-after': retryAfter(turn.expiresAt) }, extensions: { expiresAt: iso(turn.expiresAt) } },
-    );
   }
 
   function refuseMessage(index: number, problem: string): CinderError {
@@ -133,17 +153,24 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
       { owner, signature: send.signature, lamportsLost: send.feeLamports.toString() },
       'a sponsored transaction failed on chain: the fee sponsor paid its fee and was not repaid; the wallet is not sponsored again for a while',
     );
+    // The loss is added before the reservation goes, so the cap never sees neither.
     await Promise.all([
       ledger.addLoss(owner, send.feeLamports, LOSS_WINDOW_MS),
       config.strikeMs > 0 ? ledger.strike(owner, config.strikeMs) : Promise.resolve(),
       ledger.endTurn(owner),
     ]);
+    await ledger.release(send.signature, send.feeLamports);
   }
 
-  /** What became of a sent sponsored transaction, in the ledger: landed → out of the turn; failed → a loss and a strike. */
+  /** What became of a sponsored transaction, in the ledger: landed, expired or not sent → out of the turn and its reservation; failed → a loss and a strike. */
   async function settle(owner: Address, send: SponsoredSend, outcome: LandingOutcome): Promise<void> {
-    if (outcome.kind === 'landed' && outcome.err) await recordLoss(owner, send);
-    else if (outcome.kind === 'landed' || outcome.kind === 'expired') await ledger.finishMessage(owner, messageHash(send.messageBytes));
+    if (outcome.kind === 'unknown') return;
+    if (outcome.kind === 'landed' && outcome.err) {
+      await recordLoss(owner, send);
+      return;
+    }
+    await ledger.finishMessage(owner, send.identity);
+    await ledger.release(send.signature, send.feeLamports);
   }
 
   /**
@@ -152,7 +179,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
    */
   function followUntilFinal(owner: Address, send: SponsoredSend, until: number, land: (item: SponsoredSend, deadline: number) => Promise<LandingOutcome>) {
     void land(send, until)
-      .then((outcome) => settle(owner, send, outcome))
+      .then((outcome) => settle(owner, send, outcome.kind === 'unknown' ? { kind: 'expired' } : outcome))
       .catch((error: unknown) => deps.logger.warn({ owner, signature: send.signature, err: error }, 'could not follow a sponsored transaction to its end'));
   }
 
@@ -160,11 +187,11 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
     sponsor,
     maxFeeLamports: config.maxFeeLamports,
 
-    /** May this wallet be sponsored now? Strikes, loss budgets and an outstanding turn (prepare and keyed doors, before any chain work). */
+    /** May this wallet be sponsored now? Strikes, loss budgets and its own signed sponsored messages in flight (prepare and keyed doors, before any chain work). */
     async admit(owner: Address): Promise<void> {
       await assertNotBarred(owner);
       const turn = await ledger.turnOf(owner);
-      if (turn) throw busy(turn);
+      if (turn) throw sponsoredInFlight(turn);
     },
 
     /**
@@ -185,32 +212,58 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
       });
     },
 
-    /** Starts the wallet's sponsored turn for these prepared messages; returns when it ends at the latest. */
-    async beginTurn(owner: Address, messages: readonly ReadonlyUint8Array[], accounts: readonly Address[]): Promise<number> {
-      const expiresAt = Date.now() + SPONSORED_TURN_MS;
-      const current = await ledger.beginTurn({ owner, expiresAt, messages: messages.map(messageHash), accounts: [...new Set(accounts)] });
-      if (current) throw busy(current);
-      return expiresAt;
+    /**
+     * The owner signed these sponsored messages and they are about to be sent: the wallet's turn
+     * starts (or, for messages of the same operation `group`, grows). Returns the identities this
+     * call added (the caller gives them back with `abandon` if it then sends nothing); 409 naming
+     * the messages in flight when another operation of the wallet has them.
+     */
+    async beginTurn(
+      owner: Address,
+      group: string,
+      messages: readonly { identity: string; signature: string }[],
+      accounts: readonly Address[],
+    ): Promise<string[]> {
+      const result = await ledger.beginTurn({
+        owner,
+        group,
+        expiresAt: Date.now() + SPONSORED_TURN_MS,
+        messages: messages.map((m) => m.identity),
+        signatures: messages.map((m) => m.signature),
+        accounts: [...new Set(accounts)],
+      });
+      if ('busy' in result) throw sponsoredInFlight(result.busy);
+      return result.added;
     },
 
-    /** Keyed doors: a wallet with an outstanding sponsored operation does nothing else meanwhile (it would close that operation's accounts). */
+    /** Messages added by `beginTurn` that were then not sent (refused before sending): out of the turn. */
+    async abandon(owner: Address, identities: readonly string[]): Promise<void> {
+      for (const identity of identities) await ledger.finishMessage(owner, identity);
+    },
+
+    /** The wallet's turn: its own signed sponsored messages in flight, or null. */
+    turnOf(owner: Address): Promise<SponsoredTurn | null> {
+      return ledger.turnOf(owner);
+    },
+
+    /** Keyed doors and many-owner jobs: a wallet whose own signed sponsored messages are in flight does nothing else meanwhile (it would close their accounts). */
     async assertNoTurn(owner: Address): Promise<void> {
       const turn = await ledger.turnOf(owner);
-      if (turn) throw busy(turn);
+      if (turn) throw sponsoredInFlight(turn);
     },
 
     /**
-     * Relay: the written token accounts that belong to an outstanding sponsored message other than
-     * `ownMessage` (the message that writes them may be that very sponsored message).
+     * Relay: the written token accounts that belong to a sponsored message in flight other than
+     * the message `ownIdentity` (the message that writes them may be that very sponsored message),
+     * each with its turn.
      */
-    async conflicts(accounts: readonly Address[], ownMessage: ReadonlyUint8Array | null): Promise<Address[]> {
+    async conflicts(accounts: readonly Address[], ownIdentity: string | null): Promise<SponsoredConflict[]> {
       const owners = await ledger.ownersOf(accounts);
-      const own = ownMessage ? messageHash(ownMessage) : null;
-      const found: Address[] = [];
+      const found: SponsoredConflict[] = [];
       for (const [i, owner] of owners.entries()) {
         if (owner === null) continue;
-        const turn = own ? await ledger.turnOf(owner as Address) : null;
-        if (!turn || !turn.messages.includes(own!)) found.push(accounts[i]!);
+        const turn = await ledger.turnOf(owner as Address);
+        if (turn && !(ownIdentity !== null && turn.messages.includes(ownIdentity))) found.push({ account: accounts[i]!, turn });
       }
       return found;
     },
@@ -256,8 +309,10 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
     /**
      * Sends a wallet's sponsored transactions one after another (each after the previous landed),
      * under the wallet's sponsored-send turn (across requests and instances), and none after one
-     * failed or is unconfirmed. Only messages of the wallet's outstanding turn are sent
-     * (`known` answers for one that is not: the chain may already have it). Records what happened.
+     * failed or is unconfirmed. Only messages of the wallet's turn in flight are sent (`known`
+     * answers for one that is not: the chain may already have it). Each one's fee is reserved
+     * against the hourly loss cap before it is sent, and released when it lands or expires.
+     * Records what happened.
      */
     async land(
       owner: Address,
@@ -280,11 +335,11 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
               continue;
             }
             const turn = await ledger.turnOf(owner);
-            if (!turn?.messages.includes(messageHash(item.messageBytes))) {
+            if (!turn?.messages.includes(item.identity)) {
               const known = await options.known(item);
               if (!known) {
                 if (outcomes.length === 0) {
-                  throw refuseMessage(item.index, 'is not part of an outstanding sponsored operation of its owner (it ended: landed, expired or failed): prepare again');
+                  throw refuseMessage(item.index, 'is not part of a sponsored operation of its owner in flight (it ended: landed, expired or failed): prepare again');
                 }
                 stop = 'its sponsored operation has ended';
                 outcomes.push({ kind: 'withheld', reason: stop });
@@ -293,13 +348,29 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
               outcomes.push(known);
               continue;
             }
-            await turnLock.holdForLanding();
+            // What it could lose, counted before it is sent: concurrent sends cannot overshoot the cap.
+            const reserved = await ledger.reserve(item.signature, item.feeLamports, {
+              capLamports: config.maxLossLamportsPerHour,
+              windowMs: LOSS_WINDOW_MS,
+              holdUntil: turn.expiresAt,
+            });
+            if (!reserved.ok) {
+              const refusal = unavailable(reserved.lost, reserved.reserved, reserved.until);
+              if (outcomes.length === 0) throw refusal;
+              stop = 'the fee sponsor has reached its hourly loss budget';
+              outcomes.push({ kind: 'withheld', reason: stop });
+              continue;
+            }
             let outcome: LandingOutcome;
             try {
+              await turnLock.holdForLanding();
               outcome = await options.send(item, options.deadline);
             } catch (error) {
               // The first one not sent: nothing was, and the caller says so; a later one: the others are reported.
-              if (outcomes.length === 0) throw error;
+              if (outcomes.length === 0) {
+                await ledger.release(item.signature, item.feeLamports);
+                throw error;
+              }
               outcome = { kind: 'not-sent' };
             }
             outcomes.push(outcome);
@@ -308,6 +379,8 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
             if (outcome.kind === 'landed' && outcome.err) stop = 'an earlier sponsored transaction of this wallet failed on chain';
             if (outcome.kind === 'unknown' || outcome.kind === 'not-sent') stop = 'an earlier sponsored transaction of this wallet is not confirmed yet';
           }
+          // Withheld ones were never sent: they hold the turn no longer.
+          for (const [i, outcome] of outcomes.entries()) if (outcome.kind === 'withheld') await ledger.finishMessage(owner, sends[i]!.identity);
           return outcomes;
         },
         {

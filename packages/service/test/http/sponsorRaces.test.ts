@@ -1,10 +1,11 @@
 /**
- * The fee sponsor cannot be drained (issue 25), end to end on the embedded chain, balances to the
+ * The fee sponsor cannot be drained, end to end on the embedded chain, balances to the
  * lamport. Each attack of "What was seen" is played as an attacker would, with a wallet of six
  * empty token accounts and 0 SOL (one sponsored transaction):
  *
- * - through the service (a sponsored message and the owner's own close in one request; two
- *   sponsored prepares at once; a caller-chosen priority fee): refused, the sponsor loses 0;
+ * - through the service (a sponsored message and the owner's own close in one request; the owner's
+ *   close, keyed reclaim or sponsored prepare while its signed sponsored message is in flight; a
+ *   caller-chosen priority fee): refused, the sponsor loses 0;
  * - straight to the chain (the owner's close sent while the sponsored transaction is in flight,
  *   `holdSendsMs` putting time between the service's simulation and the landing, as on a real
  *   cluster): the first round costs the sponsor that one transaction's fee, at most 20,000
@@ -195,7 +196,7 @@ describe('the repayment check stands on its own (a relay token forged with the s
 });
 
 describe('races through the service cost the sponsor 0 lamports', () => {
-  it('the sponsored message and the owner\'s own close of one of its accounts in one request: refused; alone, while the sponsored one is outstanding: refused; the honest relay lands and repays to the lamport', async () => {
+  it('the sponsored message and the owner\'s own close of one of its accounts in one request: refused; while the owner\'s signed sponsored message is in flight, its own close, its keyed reclaim and its sponsored prepare are 409 naming it; it lands and repays to the lamport', async () => {
     const { owner, base58Key, accounts } = await attackerWallet();
     const before = await sponsorBalance();
     const prepared = await prepareSponsored(owner.address);
@@ -210,19 +211,33 @@ describe('races through the service cost the sponsor 0 lamports', () => {
     assert.equal(together.json().code, 'TRANSACTIONS_CONFLICT');
     assert.match(together.json().detail, new RegExp(`transactions\\.1 takes from token account ${accounts[0]}, as transactions\\.0 does`));
 
+    // The owner's signed sponsored message goes out, held in flight by the chain.
+    const url = t.chain.localnet.rpcUrl;
+    const sendsBefore = await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"');
+    await rpcResult(url, 'localnet_setFaults', [{ holdSendsMs: HOLD_MS }]);
+    const honestRelay = post('/api/transactions', { transactions: [sponsoredWire], relayToken });
+    await waitFor(async () => (await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"')) > sendsBefore, 'the service to send');
+    await rpcResult(url, 'localnet_setFaults', [{ holdSendsMs: 0 }]);
     const alone = await post('/api/transactions', { transactions: [close] });
-    assert.equal(alone.statusCode, 400, alone.body);
-    assert.equal(alone.json().code, 'TRANSACTIONS_CONFLICT');
-    assert.match(alone.json().detail, new RegExp(`writes token account ${accounts[0]}, which a sponsored transaction that was prepared and not yet landed also writes`));
-    // The keyed door of the same wallet waits for the outstanding sponsored operation too.
+    assert.equal(alone.statusCode, 409, alone.body);
+    assert.equal(alone.json().code, 'SPONSORED_OPERATION_IN_PROGRESS');
+    // The sponsor's signature, the transaction's id: the one the relay answers with below.
+    const [inFlight] = alone.json().signatures as string[];
+    assert.match(alone.json().detail, new RegExp(`transactions\\.0 is signed by ${owner.address}, a wallet whose sponsored operation is in flight: its owner-signed sponsored transaction \\(${inFlight}\\)`));
+    assert.deepEqual(alone.json().signatures, [inFlight]);
     const keyed = await post('/api/reclaim_rent', { priorityFee: 0, userPrivateKey: base58Key });
     assert.equal(keyed.statusCode, 409, keyed.body);
     assert.equal(keyed.json().code, 'SPONSORED_OPERATION_IN_PROGRESS');
-    assert.equal(await sponsorBalance(), before);
+    assert.match(keyed.json().detail, new RegExp(`\\(${inFlight}\\)`));
+    const again = await prepareSponsored(owner.address);
+    assert.equal(again.statusCode, 409, again.body);
+    assert.deepEqual(again.json().signatures, [inFlight]);
+    assert.ok(Number(again.headers['retry-after']) > 0);
 
-    const honest = await post('/api/transactions', { transactions: [sponsoredWire], relayToken });
+    const honest = await honestRelay;
     assert.equal(honest.statusCode, 200, honest.body);
     assert.equal(honest.json().status, 'success', honest.json().message);
+    assert.equal(honest.json().transactionId, inFlight);
     const fee = await chainFee(honest.json().transactionId);
     assert.equal(fee, 10_000n);
     assert.equal(await getLamports(t.chain, owner.address), 6n * TOKEN_ACCOUNT_RENT - fee);
@@ -232,28 +247,27 @@ describe('races through the service cost the sponsor 0 lamports', () => {
     assert.equal(next.json().code, 'NOTHING_TO_RECLAIM', next.body);
   });
 
-  it('two sponsored prepares of one wallet: the second is 409 naming when the first expires; relaying the first twice at once lands it once', async () => {
-    const { owner } = await attackerWallet();
+  it('two sponsored prepares of one wallet both answer (a prepare reserves nothing); relaying the first twice at once lands it once; the second\'s transaction, the same plan, is then reported, not sent again', async () => {
+    const { owner, accounts } = await attackerWallet();
     const before = await sponsorBalance();
     const [first, second] = await Promise.all([prepareSponsored(owner.address), prepareSponsored(owner.address)]);
-    const [ok, refused] = first.statusCode === 200 ? [first, second] : [second, first];
-    assert.equal(ok.statusCode, 200, ok.body);
-    assert.equal(refused.statusCode, 409, refused.body);
-    assert.equal(refused.json().code, 'SPONSORED_OPERATION_IN_PROGRESS');
-    const expiresAt = Date.parse(refused.json().expiresAt);
-    assert.ok(expiresAt > Date.now());
-    assert.match(refused.json().detail, new RegExp(`outstanding until ${refused.json().expiresAt.replace(/\./g, '\\.')}`));
-    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(second.statusCode, 200, second.body);
 
-    const wire = await signed(decode(ok.json().transactions[0]), owner);
+    const wire = await signed(decode(first.json().transactions[0]), owner);
     const relays = await Promise.all([
-      post('/api/transactions', { transactions: [wire], relayToken: ok.json().relayToken }),
-      post('/api/transactions', { transactions: [wire], relayToken: ok.json().relayToken }),
+      post('/api/transactions', { transactions: [wire], relayToken: first.json().relayToken }),
+      post('/api/transactions', { transactions: [wire], relayToken: first.json().relayToken }),
     ]);
     for (const relayed of relays) {
       assert.equal(relayed.statusCode, 200, relayed.body);
       assert.equal(relayed.json().status, 'success', relayed.json().message);
     }
+    const late = await post('/api/transactions', { transactions: [await signed(decode(second.json().transactions[0]), owner)], relayToken: second.json().relayToken });
+    // Either the very same message (same blockhash: the same signature, reported) or one whose accounts are gone (refused by its simulation).
+    if (late.statusCode === 200) assert.equal(late.json().transactionId, relays[0]!.json().transactionId);
+    else assert.equal(late.json().code, 'TRANSACTION_REJECTED', late.body);
+    for (const account of accounts) assert.equal(await getLamports(t.chain, account), 0n);
     assert.equal(await sponsorBalance(), before);
   });
 });

@@ -1,10 +1,44 @@
+/**
+ * Relay tokens (src/operations/relayToken.ts): an HMAC over the identities of the prepared messages
+ * (src/plan/messageIdentity.ts), so a message a wallet signed after adding its own guard
+ * instructions is still covered, and nothing Cinder did not prepare is.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import {
+  AccountRole,
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createNoopSigner,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Blockhash,
+  type Instruction,
+} from '@solana/kit';
+import { getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { getCloseAccountInstruction } from '@solana-program/token';
+import { LIGHTHOUSE_PROGRAM_ADDRESS } from '../../src/plan/messageIdentity.ts';
 import { checkRelayToken, issueRelayToken, MAX_RELAY_TOKEN_MESSAGES, verifyRelayToken } from '../../src/operations/relayToken.ts';
 
 const SECRET = 'a-server-secret-of-at-least-32-characters';
-const a = new Uint8Array([1, 2, 3, 4]);
-const b = new Uint8Array([5, 6, 7]);
+const [owner, first, second] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+const lifetime = { blockhash: '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM' as Blockhash, lastValidBlockHeight: 100n };
+const close = (account: typeof first) => getCloseAccountInstruction({ account: account.address, destination: owner.address, owner: createNoopSigner(owner.address) });
+function messageOf(instructions: Instruction[]) {
+  return compileTransaction(
+    pipe(
+      createTransactionMessage({ version: 'legacy' }),
+      (m) => setTransactionMessageFeePayerSigner(createNoopSigner(owner.address), m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+    ),
+  ).messageBytes;
+}
+const a = messageOf([close(first)]);
+const b = messageOf([close(second)]);
 const future = () => Date.now() + 60_000;
 
 describe('relay tokens', () => {
@@ -15,9 +49,21 @@ describe('relay tokens', () => {
     assert.equal(verifyRelayToken(SECRET, token, [b]), true, 'the transactions of one prepare may be relayed in several requests');
   });
 
-  it('do not verify for a message changed by one bit, a message not covered, another secret, or an empty list', () => {
+  it('verify for a covered message a wallet signed with a Lighthouse assertion and its own priority fee added', () => {
     const token = issueRelayToken(SECRET, [a], future());
-    assert.equal(verifyRelayToken(SECRET, token, [new Uint8Array([1, 2, 3, 5])]), false);
+    const guarded = messageOf([
+      getSetComputeUnitPriceInstruction({ microLamports: 7n }),
+      close(first),
+      { programAddress: LIGHTHOUSE_PROGRAM_ADDRESS, accounts: [{ address: owner.address, role: AccountRole.READONLY }], data: new Uint8Array([1, 2]) },
+    ]);
+    assert.equal(verifyRelayToken(SECRET, token, [guarded]), true);
+  });
+
+  it('do not verify for a message changed in what Cinder prepared, a message not covered, bytes that are no message, another secret, or an empty list', () => {
+    const token = issueRelayToken(SECRET, [a], future());
+    const changed = new Uint8Array(a);
+    changed[changed.length - 1]! ^= 1; // the CloseAccount's data
+    assert.equal(verifyRelayToken(SECRET, token, [changed]), false);
     assert.equal(verifyRelayToken(SECRET, token, [new Uint8Array([1, 2, 3])]), false);
     assert.equal(verifyRelayToken(SECRET, token, [a, b]), false);
     assert.equal(verifyRelayToken(`${SECRET}!`, token, [a]), false);
@@ -41,9 +87,9 @@ describe('relay tokens', () => {
     const flip = (text: string) => (text[0] === 'A' ? 'B' : 'A') + text.slice(1);
     for (const bad of [
       '',
-      'v1',
+      'v2',
       `${version}.${expiry}.${hashes}`,
-      `v2.${expiry}.${hashes}.${mac}`,
+      `v1.${expiry}.${hashes}.${mac}`,
       `${version}.${expiry}.${flip(hashes)}.${mac}`,
       `${version}.${expiry}.${hashes}.${flip(mac)}`,
       `${version}.${expiry}.${hashes.slice(0, 43)}.${mac}`, // one hash dropped
@@ -59,6 +105,7 @@ describe('relay tokens', () => {
     assert.throws(() => issueRelayToken(SECRET, [], future()), RangeError);
     assert.throws(() => issueRelayToken(SECRET, Array(MAX_RELAY_TOKEN_MESSAGES + 1).fill(a), future()), RangeError);
     assert.throws(() => issueRelayToken(SECRET, [a], 1.5), RangeError);
+    assert.throws(() => issueRelayToken(SECRET, [new Uint8Array([1, 2, 3])], future()), RangeError, 'bytes that are no message');
     assert.equal(verifyRelayToken(SECRET, issueRelayToken(SECRET, Array(MAX_RELAY_TOKEN_MESSAGES).fill(a), future()), [a]), true);
   });
 });

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { CinderError } from '../../src/errors.ts';
 import { createMetrics } from '../../src/metrics.ts';
-import { createSponsorPolicy, messageHash } from '../../src/operations/sponsorPolicy.ts';
+import { createSponsorPolicy } from '../../src/operations/sponsorPolicy.ts';
 import { createOperationLocks } from '../../src/store/operationLocks.ts';
 import { createMemorySponsorLedger, createRedisSponsorLedger, type SponsorLedger } from '../../src/store/sponsorLedger.ts';
 import { startTestRedis, type TestRedis } from '@cinder/testkit';
@@ -33,6 +33,7 @@ async function policyWith(ledger: SponsorLedger, config: Partial<typeof defaults
 }
 
 const owner = async () => (await generateKeyPairSigner()).address;
+const wallet0 = 'WalletOfTheLossCapTest11111111111111111111111';
 const code = (promise: Promise<unknown>) => promise.then(() => null, (e: unknown) => (e instanceof CinderError ? e : Promise.reject(e)));
 
 describe('the sponsor policy defaults', () => {
@@ -72,11 +73,13 @@ for (const kind of ['memory', 'redis'] as const) {
   describe(`the sponsor ledger in ${kind}`, () => {
     let redis: TestRedis | null = null;
     const clients: Redis[] = [];
-    const ledger = (): SponsorLedger => {
+    let ledgers = 0;
+    /** A ledger of its own (its own key prefix in Redis), or one more view of the ledger with `prefix`. */
+    const ledger = (prefix = `cinder:test-sponsor:${ledgers++}:`): SponsorLedger => {
       if (!redis) return createMemorySponsorLedger();
       const client = new Redis(redis.url);
       clients.push(client);
-      return createRedisSponsorLedger(client);
+      return createRedisSponsorLedger(client, { prefix });
     };
     before(async () => {
       if (kind === 'redis') redis = await startTestRedis();
@@ -86,30 +89,58 @@ for (const kind of ['memory', 'redis'] as const) {
       await redis?.stop();
     });
 
-    it('one sponsored operation per wallet: a second turn is 409 naming when the first ends; its accounts are found; it ends with its last message', async () => {
-      const shared = ledger();
+    it('one sponsored operation per wallet, from its signed relay: another operation is 409 naming its signatures; the same prepare joins; it ends with its last message', async () => {
+      const shared = ledger('cinder:test-sponsor:shared:');
       // With Redis, two policies on one ledger behave as two instances.
-      const [a, b] = [await policyWith(shared), await policyWith(kind === 'redis' ? ledger() : shared)];
+      const [a, b] = [await policyWith(shared), await policyWith(kind === 'redis' ? ledger('cinder:test-sponsor:shared:') : shared)];
       const wallet = await owner();
       const account = await owner();
-      const [m1, m2] = [new Uint8Array([1]), new Uint8Array([2])];
-      const expiresAt = await a.beginTurn(wallet, [m1, m2], [account]);
-      const second = await code(b.beginTurn(wallet, [m1], [account]));
-      assert.equal(second?.code, 'SPONSORED_OPERATION_IN_PROGRESS');
-      assert.equal(second?.status, 409);
-      assert.match(second!.message, new RegExp(`outstanding until ${new Date(expiresAt).toISOString().replace(/\./g, '\\.')}`));
-      assert.ok(Number(second!.headers['retry-after']) > 0);
+      const m1 = { identity: 'identity-1', signature: 'signature-1' };
+      const m2 = { identity: 'identity-2', signature: 'signature-2' };
+      assert.deepEqual(await a.beginTurn(wallet, 'token:A', [m1], [account]), ['identity-1']);
+      const other = await code(b.beginTurn(wallet, 'token:B', [{ identity: 'identity-3', signature: 'signature-3' }], [account]));
+      assert.equal(other?.code, 'SPONSORED_OPERATION_IN_PROGRESS');
+      assert.equal(other?.status, 409);
+      assert.match(other!.message, /sponsored transaction \(signature-1\) may land until/);
+      assert.deepEqual(other!.extensions.signatures, ['signature-1']);
+      assert.ok(Number(other!.headers['retry-after']) > 0);
+      // The same prepare answer (one relay token) relayed in two requests: its second message joins the turn.
+      assert.deepEqual(await b.beginTurn(wallet, 'token:A', [m1, m2], [account]), ['identity-2']);
+      assert.deepEqual((await shared.turnOf(wallet))?.signatures, ['signature-1', 'signature-2']);
       assert.equal((await code(b.admit(wallet)))?.code, 'SPONSORED_OPERATION_IN_PROGRESS');
       assert.equal((await code(b.assertNoTurn(wallet)))?.code, 'SPONSORED_OPERATION_IN_PROGRESS');
       // The account is the turn's: another message writing it conflicts, the turn's own does not.
-      assert.deepEqual(await b.conflicts([account, wallet], null), [account]);
-      assert.deepEqual(await b.conflicts([account], m1), []);
-      assert.deepEqual(await b.conflicts([account], new Uint8Array([3])), [account]);
-      await shared.finishMessage(wallet, messageHash(m1));
+      assert.deepEqual((await b.conflicts([account, wallet], null)).map((c) => c.account), [account]);
+      assert.deepEqual(await b.conflicts([account], 'identity-1'), []);
+      assert.deepEqual((await b.conflicts([account], 'identity-9')).map((c) => c.account), [account]);
+      await b.abandon(wallet, ['identity-2']);
       assert.equal((await code(b.admit(wallet)))?.code, 'SPONSORED_OPERATION_IN_PROGRESS', 'one message left');
-      await shared.finishMessage(wallet, messageHash(m2));
+      await shared.finishMessage(wallet, 'identity-1');
       assert.equal(await code(b.admit(wallet)), null, 'all landed: the turn ended');
       assert.deepEqual(await b.conflicts([account], null), []);
+    });
+
+    it('the loss cap counts fees in flight: reservations within the cap are granted, one past it is refused until one is released', async () => {
+      const store = ledger();
+      const options = { capLamports: 40_000n, windowMs: 3_600_000, holdUntil: Date.now() + 60_000 };
+      const results = await Promise.all(['s1', 's2', 's3', 's4', 's5'].map((key) => store.reserve(key, 20_000n, options)));
+      assert.equal(results.filter((r) => r.ok).length, 2, 'two fees of 20,000 fit a cap of 40,000');
+      const refused = results.find((r) => !r.ok);
+      assert.ok(refused && !refused.ok && refused.reserved === 40_000n && refused.lost === 0n && refused.until > Date.now());
+      const granted = ['s1', 's2', 's3', 's4', 's5'].filter((_, i) => results[i]!.ok);
+      // One landed (released), one failed (its loss counted, then released): the loss still holds its share.
+      await store.release(granted[0]!, 20_000n);
+      await store.addLoss(wallet0, 20_000n, 3_600_000);
+      await store.release(granted[1]!, 20_000n);
+      assert.equal((await store.reserve('s6', 20_000n, options)).ok, true);
+      const past = await store.reserve('s7', 20_000n, options);
+      assert.ok(!past.ok && past.lost === 20_000n && past.reserved === 20_000n);
+      const window = await store.losses(wallet0, 3_600_000);
+      assert.deepEqual([window.global, window.owner, window.reserved], [20_000n, 20_000n, 20_000n]);
+      const policy = await policyWith(store, { maxLossLamportsPerHour: 40_000n, maxLossLamportsPerOwnerPerHour: 1_000_000n });
+      const unavailable = await code(policy.admit(await owner()));
+      assert.equal(unavailable?.code, 'SPONSOR_UNAVAILABLE', 'lost + in flight reach the cap');
+      assert.match(unavailable!.message, /0\.00002 SOL was lost .* and 0\.00002 SOL is at risk in sponsored transactions in flight/);
     });
 
     it('strikes: a struck wallet is declined (403 SPONSOR_DECLINED, pay the fee yourself) until the strike ends', async () => {
@@ -135,9 +166,9 @@ for (const kind of ['memory', 'redis'] as const) {
       const unavailable = await code(policy.admit(third));
       assert.equal(unavailable?.code, 'SPONSOR_UNAVAILABLE');
       assert.equal(unavailable?.status, 503);
-      assert.match(unavailable!.message, /lost its hourly budget \(0\.00003 SOL\)/);
+      assert.match(unavailable!.message, /loss budget of 0\.00003 SOL an hour: 0\.00003 SOL was lost/);
       const retryAfter = Number(unavailable!.headers['retry-after']);
-      assert.ok(retryAfter > 0 && retryAfter <= 3600, `Retry-After ${retryAfter} s: the end of the hour`);
+      assert.ok(retryAfter > 3500 && retryAfter <= 3600, `Retry-After ${retryAfter} s: when the oldest loss leaves the sliding hour`);
       assert.deepEqual(await store.losses(first, 3_600_000).then((l) => [l.global, l.owner]), [30_000n, 20_000n]);
     });
   });

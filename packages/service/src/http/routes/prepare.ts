@@ -113,9 +113,9 @@ export function registerPrepareRoutes(
       transactions: prepared.wireTransactions,
       lastValidBlockHeight: plan.lifetime.lastValidBlockHeight.toString(),
       feePayer: plan.parties.feePayer.address,
-      // The token lives as long as the wallet's sponsored turn (src/operations/sponsorPolicy.ts).
-      ...(prepared.sponsoredUntil !== null
-        ? { relayToken: issueRelayToken(serverSecret, prepared.transactions.map((t) => new Uint8Array(t.messageBytes)), prepared.sponsoredUntil) }
+      // Sponsored: the proof that the service prepared these messages; it reserves nothing (src/operations/relayToken.ts).
+      ...(prepared.relayTokenExpiresAt !== null
+        ? { relayToken: issueRelayToken(serverSecret, prepared.transactions.map((t) => new Uint8Array(t.messageBytes)), prepared.relayTokenExpiresAt) }
         : {}),
       details: previewOf(prepared),
     };
