@@ -398,6 +398,7 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
       // Before any work: a stream and a vanity search each hold a place until they end.
       const release = acquireAll([...(streamed ? [streams] : []), ...(vanity ? [searches] : [])], request.cinderClient);
       reply.raw.once('close', release);
+      if (streamed || vanity) request.log.debug({ streamed, vanity }, 'wallets request admitted');
       const abort = new AbortController();
       const onClose = () => {
         if (!reply.raw.writableEnded) abort.abort(new Error('client closed the connection'));
