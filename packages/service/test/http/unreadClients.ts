@@ -75,3 +75,34 @@ export async function until(condition: () => boolean, what: string, timeoutMs = 
 
 /** How many times `text` occurs in `haystack`. */
 export const occurrences = (haystack: string, text: string) => haystack.split(text).length - 1;
+
+/** A stream its client reads to the end: `status` once the head has arrived, `ended` once the server has finished it. */
+export interface ReadStream {
+  status: number;
+  ended: boolean;
+  lines: string[];
+  close(): void;
+}
+
+/** Opens a streamed GET from `localAddress` and reads it as it comes; does not wait for anything. */
+export function openReadStream(base: string, query: string, localAddress: string, headers: Record<string, string> = {}): ReadStream {
+  const state: ReadStream = { status: 0, ended: false, lines: [], close: () => req.destroy() };
+  const req = httpRequest(`${base}/api/generate_wallets${query}`, { localAddress, agent: false, headers: { accept: 'application/x-ndjson', ...headers } }, (res) => {
+    state.status = res.statusCode ?? 0;
+    let rest = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop()!;
+      state.lines.push(...parts);
+    });
+    res.on('end', () => {
+      if (rest !== '') state.lines.push(rest);
+      state.ended = true;
+    });
+    res.on('error', () => {});
+  });
+  req.on('error', () => {});
+  req.end();
+  return state;
+}

@@ -396,7 +396,7 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
       if (hd !== null && vanity) throw invalid('hd', 'cannot be combined with prefix or suffix: derived addresses cannot be searched for');
 
       // Before any work: a stream and a vanity search each hold a place until they end.
-      const release = acquireAll([...(streamed ? [streams] : []), ...(vanity ? [searches] : [])], request.cinderClient);
+      const release = acquireAll([...(vanity ? [searches] : []), ...(streamed ? [streams] : [])], request.cinderClient);
       reply.raw.once('close', release);
       if (streamed || vanity) request.log.debug({ streamed, vanity }, 'wallets request admitted');
       const abort = new AbortController();
