@@ -8,14 +8,17 @@
  * the slices already running (one per thread), whatever the searches queued.
  *
  * The threads start on the first task, not before: a service that is never asked for more than a
- * few wallets (those run inline) never starts them.
+ * few wallets (those run inline) never starts them. Starting them takes a while (each loads its
+ * modules; from source, through tsx), so until every thread has answered a first task the tasks
+ * run on the main thread, one at a time between other events, vanity slices cut to 10 ms: the
+ * first large request is served at the inline pace instead of waiting for the threads.
  *
  * Written by hand: piscina's own task queue is pluggable but synchronous and per task, with no
  * notion of whom a task is for; this is the few lines that add one.
  */
 import { Piscina } from 'piscina';
 import { CinderError } from '../errors.ts';
-import type { WalletTask } from './generate.ts';
+import { runTask, type WalletTask } from './generate.ts';
 
 interface Job {
   task: WalletTask;
@@ -41,6 +44,9 @@ export interface FairPool {
   close(): Promise<void>;
 }
 
+/** A vanity slice run on the main thread while the threads start: short, as the event loop waits for it. */
+const INLINE_SLICE_MS = 10;
+
 export const shuttingDown = () => new CinderError('SERVICE_UNAVAILABLE', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
 
 export function createFairPool(options: FairPoolOptions): FairPool {
@@ -52,33 +58,58 @@ export function createFairPool(options: FairPoolOptions): FairPool {
   /** Each client's waiting tasks; the Map's order is the order of turns (a served client goes to the back). */
   const queues = new Map<string, Job[]>();
 
+  /** True once every thread has run a first task (until then, tasks run inline). */
+  let started = false;
+
   function getPool(): Piscina<WalletTask, Uint8Array> {
+    if (pool) return pool;
     // Workers are unref'd by piscina while idle, so the pool never keeps the process alive.
-    pool ??= new Piscina<WalletTask, Uint8Array>({
+    const created = new Piscina<WalletTask, Uint8Array>({
       filename: options.filename,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,
       niceIncrement: options.niceIncrement,
     });
-    return pool;
+    pool = created;
+    const probe = (): WalletTask => ({ kind: 'keys', count: 1, keygen: false, mnemonic: null, lines: false });
+    Promise.all(Array.from({ length: threads }, () => created.run(probe())))
+      .then((batches) => batches.forEach((b) => b.fill(0)))
+      .catch(() => {}) // a pool that cannot start fails the tasks handed to it, each with its error
+      .finally(() => {
+        started = true;
+        dispatch();
+      });
+    return created;
+  }
+
+  /** One task on the main thread, after the events already waiting. */
+  function runInline(task: WalletTask): Promise<Uint8Array> {
+    const short = task.kind === 'vanity' ? { ...task, sliceMs: Math.min(task.sliceMs, INLINE_SLICE_MS) } : task;
+    return new Promise((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          resolve(runTask(short));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
   }
 
   function dispatch(): void {
-    while (running < threads && queues.size > 0) {
+    if (closed) return;
+    const p = getPool();
+    // Inline: one task at a time (it holds the event loop); on the threads: one per thread.
+    while (running < (started ? threads : 1) && queues.size > 0) {
       const [client, jobs] = queues.entries().next().value as [string, Job[]];
       const job = jobs.shift()!;
       queues.delete(client);
       if (jobs.length > 0) queues.set(client, jobs); // to the back of the turns
       waiting--;
       running++;
-      let started: Promise<Uint8Array>;
-      try {
-        started = getPool().run(job.task);
-      } catch (error) {
-        started = Promise.reject(error);
-      }
-      started.then(job.resolve, job.reject).finally(() => {
+      const result = started ? p.run(job.task) : runInline(job.task);
+      result.then(job.resolve, job.reject).finally(() => {
         running--;
         dispatch();
       });
