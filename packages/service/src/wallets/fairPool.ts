@@ -83,13 +83,18 @@ export function createFairPool(options: FairPoolOptions): FairPool {
     return created;
   }
 
-  /** One task on the main thread, after the events already waiting. */
+  /**
+   * One task on the main thread, after the events already waiting. A task handed to a thread is a
+   * copy (structured clone), and an hd task wipes its parent node once used: inline, it gets a
+   * copy of its own too, so the other tasks of the request still have the node.
+   */
   function runInline(task: WalletTask): Promise<Uint8Array> {
-    const short = task.kind === 'vanity' ? { ...task, sliceMs: Math.min(task.sliceMs, INLINE_SLICE_MS) } : task;
+    const own: WalletTask =
+      task.kind === 'vanity' ? { ...task, sliceMs: Math.min(task.sliceMs, INLINE_SLICE_MS) } : task.kind === 'hd' ? { ...task, parent: task.parent.slice() } : task;
     return new Promise((resolve, reject) => {
       setImmediate(() => {
         try {
-          resolve(runTask(short));
+          resolve(runTask(own));
         } catch (error) {
           reject(error);
         }
