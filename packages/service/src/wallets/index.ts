@@ -1,7 +1,8 @@
 /**
  * Wallet generation for GET /api/generate_wallets: small requests run inline on the main thread,
- * larger ones are split into batches on a piscina pool sized to the cores; vanity searches run
- * there in time slices, so other requests keep their turn. `hd` wallets share one new phrase: one
+ * larger ones are split into batches on a piscina pool sized to the cores, started on the first
+ * such request, whose threads take tasks round robin by client (fairPool.ts); vanity searches run
+ * there in time slices, so other clients' requests keep their turn. `hd` wallets share one new phrase: one
  * PBKDF2 (off the event loop), m/44'/501' derived once, then two HMACs and a keygen per wallet on
  * the pool. `stream` writes the streamed answer (one JSON line per wallet) as the pool makes it,
  * a bounded number of batches ahead of the socket, so memory does not grow with n. The pool's queue is bounded (503 when

@@ -248,6 +248,7 @@ async function streamAnswer(
   const { signal } = abort;
   const res = reply.raw;
   let lines = 0;
+  let unreadClosed = false;
   const write: LineWriter = (chunk) => {
     if (lines === 0) {
       // From here on the route writes the response itself (Fastify's onSend hooks do not run):
@@ -268,6 +269,7 @@ async function streamAnswer(
         resolve();
       };
       const unread = () => {
+        unreadClosed = true;
         res.off('drain', done).off('close', done);
         const reason = new Error(`the client read nothing for ${readTimeoutMs} ms`);
         request.log.info({ readTimeoutMs }, 'wallets stream closed: its client read nothing within WALLET_STREAM_READ_TIMEOUT_MS');
@@ -285,7 +287,8 @@ async function streamAnswer(
     request.log.debug({ wallets: count, keysTried }, 'wallets streamed');
   } catch (error) {
     if (signal.aborted) {
-      request.log.info('client closed the connection during its wallets stream');
+      // An unread stream closed by the read timeout has said so already.
+      if (!unreadClosed) request.log.info('client closed the connection during its wallets stream');
       if (lines === 0) reply.hijack();
       res.destroy();
       return reply;
