@@ -40,6 +40,13 @@ const EnvSchema = Type.Object({
   BURN_DEADLINE_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   VANITY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   VANITY_MAX_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Longest streamed vanity search' })),
+  WALLET_STREAM_READ_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'A wallets stream whose client reads nothing for this long is closed' })),
+  MAX_WALLET_STREAMS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Streamed generate_wallets answers open at once, all clients' })),
+  MAX_WALLET_STREAMS_PER_CLIENT: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Streamed generate_wallets answers open at once, one client' })),
+  MAX_VANITY_SEARCHES: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Vanity searches running at once, all clients' })),
+  MAX_VANITY_SEARCHES_PER_CLIENT: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Vanity searches running at once, one client' })),
+  MAX_QUEUED_WALLETS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Wallets waiting for or running on the worker pool, all clients' })),
+  MAX_QUEUED_WALLETS_PER_CLIENT: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Wallets waiting for or running on the worker pool, one client' })),
   REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'A request (headers and body) must arrive within this time, else 408' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(
@@ -98,6 +105,8 @@ export interface Config {
   readonly vanityTimeoutMs: number;
   /** A streamed vanity search (no 30 s answer to wait for: progress lines) runs at most this long. */
   readonly vanityMaxMs: number;
+  /** What generate_wallets may hold at once, in total and per client (docs/wallets.md, "Sharing the pool"). */
+  readonly walletLimits: WalletLimits;
   /** Headers and body of a request must have arrived this long after it started, else 408 and the connection is closed. */
   readonly requestTimeoutMs: number;
   /** Passed to Fastify's `trustProxy`: false, true, a hop count, or a list of addresses/CIDRs. */
@@ -130,6 +139,18 @@ export interface Config {
   };
   /** RELAY_ANY_TRANSACTION: the relay lands any transaction of the allowed programs, not only what Cinder prepares. */
   readonly relayAnyTransaction: boolean;
+}
+
+export interface WalletLimits {
+  /** A stream whose client takes nothing for this long loses its place in the queue and is closed. */
+  readonly streamReadTimeoutMs: number;
+  readonly maxStreams: number;
+  readonly maxStreamsPerClient: number;
+  readonly maxVanitySearches: number;
+  readonly maxVanitySearchesPerClient: number;
+  /** Wallets counted in the worker pool's queue (a stream counts the batches it keeps ahead of its socket). */
+  readonly maxQueuedWallets: number;
+  readonly maxQueuedWalletsPerClient: number;
 }
 
 export class ConfigError extends Error {
@@ -197,6 +218,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  const walletLimits = Object.freeze({
+    streamReadTimeoutMs: int(e.WALLET_STREAM_READ_TIMEOUT_MS, 30_000),
+    maxStreams: int(e.MAX_WALLET_STREAMS, 64),
+    maxStreamsPerClient: int(e.MAX_WALLET_STREAMS_PER_CLIENT, 4),
+    maxVanitySearches: int(e.MAX_VANITY_SEARCHES, 16),
+    maxVanitySearchesPerClient: int(e.MAX_VANITY_SEARCHES_PER_CLIENT, 2),
+    maxQueuedWallets: int(e.MAX_QUEUED_WALLETS, 200_000),
+    maxQueuedWalletsPerClient: int(e.MAX_QUEUED_WALLETS_PER_CLIENT, e.MAX_QUEUED_WALLETS === undefined ? 50_000 : Math.max(1, Math.floor(Number(e.MAX_QUEUED_WALLETS) / 4))),
+  });
+  // A client's share above the whole would mean the per-client cap never applies.
+  for (const [perClient, total, value, whole] of [
+    ['MAX_WALLET_STREAMS_PER_CLIENT', 'MAX_WALLET_STREAMS', walletLimits.maxStreamsPerClient, walletLimits.maxStreams],
+    ['MAX_VANITY_SEARCHES_PER_CLIENT', 'MAX_VANITY_SEARCHES', walletLimits.maxVanitySearchesPerClient, walletLimits.maxVanitySearches],
+    ['MAX_QUEUED_WALLETS_PER_CLIENT', 'MAX_QUEUED_WALLETS', walletLimits.maxQueuedWalletsPerClient, walletLimits.maxQueuedWallets],
+  ] as const) {
+    if (value > whole) throw new ConfigError(`Invalid configuration: ${perClient} (${value}) must not be more than ${total} (${whole})`);
+  }
+
   return Object.freeze({
     host: e.HOST ?? '127.0.0.1',
     port: toPort(e.PORT, 8080, 'PORT'),
@@ -228,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     burnDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
     vanityTimeoutMs: int(e.VANITY_TIMEOUT_MS, 30_000),
     vanityMaxMs: int(e.VANITY_MAX_MS, 600_000),
+    walletLimits,
     requestTimeoutMs: int(e.REQUEST_TIMEOUT_MS, 10_000),
     trustProxy: toTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL ?? 'info',

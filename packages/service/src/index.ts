@@ -11,7 +11,7 @@ export type { ChainAdapter } from './chain/types.ts';
 export { ConfigError, loadConfig, type Config } from './config.ts';
 export { createLogger } from './logger.ts';
 export { loadSponsor, type Sponsor } from './keys/sponsor.ts';
-export { createWalletGenerator, type GeneratedWallets } from './wallets/index.ts';
+export { createWalletGenerator, walletGeneratorOptions, type GeneratedWallets } from './wallets/index.ts';
 
 // The API's request and answer types, from the route schemas (src/api.ts).
 export type * from './api.ts';

@@ -7,7 +7,7 @@ import { createChainAdapter } from './chain/chainAdapter.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { startLocalnet, type Localnet } from '@cinder/localnet';
 import { createLogger } from './logger.ts';
-import { createWalletGenerator } from './wallets/index.ts';
+import { createWalletGenerator, walletGeneratorOptions } from './wallets/index.ts';
 import { loadSponsor } from './keys/sponsor.ts';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -48,7 +48,8 @@ async function main(config: Config): Promise<void> {
     // Only with an RPC URL: a WebSocket URL is meaningless without the node it belongs to.
     wsUrl: config.solanaRpcUrl ? config.solanaWsUrl : undefined,
   });
-  const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
+  // Its worker threads start on the first request that needs them (docs/wallets.md), not here.
+  const wallets = createWalletGenerator(walletGeneratorOptions(config));
   const app = await buildApp({ config, logger, chain, wallets, sponsor });
 
   if (!LOOPBACK.test(config.host) && config.apiKeys.length === 0) {
@@ -62,9 +63,6 @@ async function main(config: Config): Promise<void> {
     );
   }
   const url = await app.listen({ host: config.host, port: config.port });
-  // Start the worker threads now, so the first large request does not wait for them. A shutdown
-  // during the warm-up terminates them; that is not an error.
-  wallets.warmUp().catch((error: unknown) => logger.debug({ err: error }, 'wallet workers not warmed up'));
   process.stdout.write(
     `Cinder listening on ${url}\n` +
       `Web app (reclaim and burn with a browser wallet): ${url}/\n` +

@@ -7,7 +7,7 @@ import { createChainAdapter, type ChainAdapterOptions } from '@cinder/service';
 import { loadConfig, type Config } from '@cinder/service';
 import type { Sponsor } from '@cinder/service';
 import { createLogger } from '@cinder/service';
-import { createWalletGenerator } from '@cinder/service';
+import { createWalletGenerator, walletGeneratorOptions } from '@cinder/service';
 import { startTestChain, type TestChain } from './localChain.ts';
 
 /** SERVER_SECRET of every app createTestApp builds (spawned servers that share a Redis with them use it too). */
@@ -73,7 +73,7 @@ export async function createTestApp(
     blockhashMaxAgeMs: 2500,
     ...options.chainAdapter,
   });
-  const wallets = createWalletGenerator({ vanityTimeoutMs: config.vanityTimeoutMs });
+  const wallets = createWalletGenerator(walletGeneratorOptions(config));
   const app = await buildApp({ config, logger, chain: chainAdapter, wallets, sponsor: options.sponsor ?? null });
   return {
     app,

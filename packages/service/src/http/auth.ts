@@ -15,10 +15,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import rateLimitPlugin from '@fastify/rate-limit';
 import type { CinderApp } from './types.ts';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
+import { clientKeyOf } from './clientKey.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,7 +87,7 @@ export function isApiRequest(request: FastifyRequest): boolean {
 
 /** The client's address as the rate limiter sees it (IPv6 grouped by /64, IPv4-mapped unwrapped). */
 export function clientAddress(request: FastifyRequest): string {
-  return rateLimitPlugin.normalizeIP(request.ip ?? request.socket.remoteAddress ?? 'unknown');
+  return clientKeyOf(request.ip ?? request.socket.remoteAddress ?? 'unknown');
 }
 
 export function registerAuth(app: CinderApp, { config }: { config: Pick<Config, 'apiKeys'> }): ApiKeyVerifier {

@@ -34,10 +34,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import rateLimitPlugin from '@fastify/rate-limit';
 import type { Logger } from 'pino';
 import type { CinderApp } from './types.ts';
 import { isApiPath } from './auth.ts';
+import { clientKeyOf } from './clientKey.ts';
 import { CinderError, toProblem } from '../errors.ts';
 import { isSecretKeyText } from '../keys/detectSecretKey.ts';
 import { sendProblem } from './problem.ts';
@@ -295,7 +295,7 @@ function limitConnections(server: Server, { maxConnections, maxConnectionsPerCli
   server.maxConnections = maxConnections;
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = rateLimitPlugin.normalizeIP(socket.remoteAddress ?? 'unknown');
+    const address = clientKeyOf(socket.remoteAddress ?? 'unknown');
     const count = (open.get(address) ?? 0) + 1;
     if (count > maxConnectionsPerClient) {
       socket.destroy();

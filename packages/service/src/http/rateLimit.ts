@@ -5,7 +5,8 @@
  *   Redis store (one Lua script, INCR + PEXPIRE) when REDIS_URL is set, its in-memory LRU store
  *   otherwise. The key is `<bucket>|<client>`, the client being the API key's id when a valid key
  *   was presented, else the IP address (`request.ip`: TRUST_PROXY decides whether X-Forwarded-For
- *   counts).
+ *   counts), an IPv6 address counting as its /64 (`clientKeyOf`, ./clientKey.ts: the one rule of
+ *   who a client is, which the caps of generate_wallets and the connection limits use too).
  * - Every request under /api, and every request the edge refuses (a key in the URL, a target that
  *   cannot be normalised, a missing Host: src/http/edge.ts), counts first against the general
  *   budget (`status`), before anything else runs: probing costs what any request costs. A refused

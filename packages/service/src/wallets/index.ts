@@ -1,7 +1,8 @@
 /**
  * Wallet generation for GET /api/generate_wallets: small requests run inline on the main thread,
- * larger ones are split into batches on a piscina pool sized to the cores; vanity searches run
- * there in time slices, so other requests keep their turn. `hd` wallets share one new phrase: one
+ * larger ones are split into batches on a piscina pool sized to the cores, started on the first
+ * such request, whose threads take tasks round robin by client (fairPool.ts); vanity searches run
+ * there in time slices, so other clients' requests keep their turn. `hd` wallets share one new phrase: one
  * PBKDF2 (off the event loop), m/44'/501' derived once, then two HMACs and a keygen per wallet on
  * the pool. `stream` writes the streamed answer (one JSON line per wallet) as the pool makes it,
  * a bounded number of batches ahead of the socket, so memory does not grow with n. The pool's queue is bounded (503 when
@@ -10,8 +11,9 @@
  * wiped once sent. See generate.ts for the batch format.
  */
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
+import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
+import { createFairPool, shuttingDown } from './fairPool.ts';
 import { CONTROL_FOUND, CONTROL_STOP, generateKeys, readBatch, type BatchView, type HdTask, type KeysTask, type VanityTask, type WalletTask } from './generate.ts';
 import { generateMnemonic, mnemonicToSeed, solanaParentNode, type MnemonicWords, type Slip10Node } from './mnemonic.ts';
 
@@ -38,6 +40,15 @@ export interface WalletGeneratorOptions {
    * other request, wins the CPU over key generation when both want it.
    */
   workerNice?: number;
+}
+
+/** The generator's options from the configuration: one place, so the service and its test apps build the same. */
+export function walletGeneratorOptions(config: Pick<Config, 'vanityTimeoutMs' | 'walletLimits'>): WalletGeneratorOptions {
+  return {
+    vanityTimeoutMs: config.vanityTimeoutMs,
+    maxQueuedWallets: config.walletLimits.maxQueuedWallets,
+    maxQueuedWalletsPerClient: config.walletLimits.maxQueuedWalletsPerClient,
+  };
 }
 
 export interface VanityPattern {
@@ -92,9 +103,12 @@ export interface WalletGenerator {
    * before the request is admitted (429/503 reject before the first line).
    */
   stream(request: GenerateWalletsRequest, write: LineWriter): Promise<{ count: number; keysTried: number }>;
-  /** What is under way: wallets counted in the queue, and streamed batches started on the pool (in all, and not yet done). */
-  activity(): { queuedWallets: number; streamTasksStarted: number; streamTasksRunning: number };
-  /** Start the worker threads now rather than on the first large request. */
+  /**
+   * What is under way: wallets counted in the queue, streamed batches started on the pool (in all,
+   * and not yet done), and the worker threads started so far (none before the first large request).
+   */
+  activity(): { queuedWallets: number; streamTasksStarted: number; streamTasksRunning: number; workers: number };
+  /** Start the worker threads now rather than on the first large request (benchmarks: a warm pool). */
   warmUp(): Promise<void>;
   close(): Promise<void>;
 }
@@ -162,6 +176,11 @@ export function splitWork(n: number, threads: number, perTask: number, minPerTas
   return Array.from({ length: tasks }, (_, i) => base + (i < extra ? 1 : 0));
 }
 
+/** Wallets a stream counts in the queue while it runs: the batches it keeps ahead of its socket. */
+export function streamReservation(threads: number, mnemonic = false): number {
+  return threads * STREAM_TASKS_PER_THREAD * (mnemonic ? MNEMONIC_KEYS_PER_TASK : KEYS_PER_TASK / 4);
+}
+
 function wipeAll(batches: BatchView[]): void {
   for (const b of batches) b.buffer.fill(0);
 }
@@ -171,31 +190,16 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
   const inlineMaxWallets = options.inlineMaxWallets ?? 8;
   const maxQueuedWallets = options.maxQueuedWallets ?? 200_000;
   const maxQueuedWalletsPerClient = options.maxQueuedWalletsPerClient ?? Math.max(1, Math.floor(maxQueuedWallets / 4));
-  let pool: Piscina<WalletTask, Uint8Array> | undefined;
+  // The threads start on the first task that needs them (fairPool.ts), not with the generator.
+  const pool = createFairPool({ threads, filename: WORKER_URL, niceIncrement: options.workerNice ?? 5 });
   let queuedWallets = 0;
   let streamTasksStarted = 0;
   let streamTasksRunning = 0;
   const queuedByClient = new Map<string, number>();
   let closed = false;
 
-  const shuttingDown = () => new CinderError('SERVICE_UNAVAILABLE', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
-
-  function getPool(): Piscina<WalletTask, Uint8Array> {
-    if (closed) throw shuttingDown();
-    // Workers are unref'd by piscina while idle, so the pool never keeps the process alive.
-    pool ??= new Piscina<WalletTask, Uint8Array>({
-      filename: WORKER_URL,
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: 60_000,
-      niceIncrement: options.workerNice ?? 5,
-    });
-    return pool;
-  }
-
-  async function runAll(tasks: WalletTask[]): Promise<BatchView[]> {
-    const p = getPool();
-    const settled = await Promise.allSettled(tasks.map((t) => p.run(t)));
+  async function runAll(client: string, tasks: WalletTask[]): Promise<BatchView[]> {
+    const settled = await Promise.allSettled(tasks.map((t) => pool.run(client, t)));
     const batches = settled.flatMap((s) => (s.status === 'fulfilled' ? [readBatch(s.value)] : []));
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) {
@@ -260,11 +264,11 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
     if (request.signal?.aborted) stop();
     request.signal?.addEventListener('abort', stop, { once: true });
     let tried = 0;
-    const p = getPool();
+    const client = request.client ?? '';
     const lane = async () => {
       try {
         while (Atomics.load(flags, CONTROL_STOP) === 0 && Date.now() < task.deadline) {
-          const batch = readBatch(await p.run(task));
+          const batch = readBatch(await pool.run(client, task));
           tried += batch.tried;
           await options.onBatch(batch, tried);
         }
@@ -337,8 +341,8 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
    * flight, written in order, the next task started only when the socket took the last batch.
    */
   async function streamWallets(request: GenerateWalletsRequest, write: LineWriter): Promise<number> {
-    const p = getPool();
     const { signal } = request;
+    const client = request.client ?? '';
     let parent: Slip10Node | null = null;
     try {
       if (request.hd) {
@@ -358,7 +362,7 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
             await request.charge?.(tasks[next]!.count, signal);
             streamTasksStarted++;
             streamTasksRunning++;
-            running.push(p.run(tasks[next++]!).finally(() => streamTasksRunning--));
+            running.push(pool.run(client, tasks[next++]!).finally(() => streamTasksRunning--));
           }
           const batch = readBatch(await running.shift()!);
           if (signal?.aborted) {
@@ -417,7 +421,7 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
         return reserve(client, n, async () => {
           const { mnemonic: phrase, parent } = await newPhrase(words);
           try {
-            return assembleBody(await runAll(walletTasks(request, false, parent)), n, phrase);
+            return assembleBody(await runAll(client, walletTasks(request, false, parent)), n, phrase);
           } finally {
             parent.fill(0);
           }
@@ -428,7 +432,7 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
         return assembleBody([readBatch(generateKeys({ kind: 'keys', count: n, keygen, mnemonic, lines: false }))], n);
       }
       const tasks = walletTasks(request, false, null);
-      return reserve(client, n, async () => assembleBody(await runAll(tasks), n));
+      return reserve(client, n, async () => assembleBody(await runAll(client, tasks), n));
     },
 
     async stream(request, write) {
@@ -443,25 +447,23 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
       }
       if (request.hd && request.mnemonic) throw new RangeError('hd wallets share one phrase: mnemonic= does not apply');
       // What is queued at once is the window of tasks in flight, not n.
-      const inFlight = Math.min(n, threads * STREAM_TASKS_PER_THREAD * (request.mnemonic ? MNEMONIC_KEYS_PER_TASK : KEYS_PER_TASK / 4));
+      const inFlight = Math.min(n, streamReservation(threads, request.mnemonic != null));
       const count = await reserve(client, inFlight, () => streamWallets(request, write));
       return { count, keysTried: count };
     },
 
     activity() {
-      return { queuedWallets, streamTasksStarted, streamTasksRunning };
+      return { queuedWallets, streamTasksStarted, streamTasksRunning, workers: pool.workers() };
     },
 
     async warmUp() {
-      const batches = await runAll(Array.from({ length: threads }, (): KeysTask => ({ kind: 'keys', count: 1, keygen: false, mnemonic: null, lines: false })));
+      const batches = await runAll('', Array.from({ length: threads }, (): KeysTask => ({ kind: 'keys', count: 1, keygen: false, mnemonic: null, lines: false })));
       wipeAll(batches);
     },
 
     async close() {
       closed = true;
-      const p = pool;
-      pool = undefined;
-      await p?.destroy();
+      await pool.close();
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Config } from '../../config.ts';
 import { CinderError, toProblem, type FieldProblem } from '../../errors.ts';
 import { toCinderError, validationToCinderError } from '../problem.ts';
 import type { GeneratedWallets, GenerateWalletsRequest, LineWriter, WalletGenerator } from '../../wallets/index.ts';
+import { createRunningCaps, type RunningCaps } from '../../wallets/admission.ts';
 
 const BASE58_CHAR = '[1-9A-HJ-NP-Za-km-z]';
 const BASE58_CHARS = 'base58 characters (1-9, A-Z and a-z except 0, O, I and l)';
@@ -230,17 +231,24 @@ const NDJSON_HEADERS = {
  * awaited until the socket takes more (backpressure), each chunk wiped once flushed. Errors
  * before the first line are the usual problem+json (the generator writes nothing before the
  * request is admitted); after it, a last line `{"error":{…problem…}}` ends the stream. A client
- * that leaves aborts the signal, which stops the work.
+ * that leaves aborts the signal, which stops the work. A client that stays but takes nothing for
+ * `readTimeoutMs` (its socket full, no `drain`) is treated as gone: the stream is aborted, which
+ * gives back its place in the pool's queue and its stream slot, and the socket is closed. Without
+ * this an unread stream would hold its share of the queue for as long as its socket stays open,
+ * at no cost to its client; the caps alone can be filled from many addresses.
  */
 async function streamAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
   wallets: WalletGenerator,
   generateRequest: GenerateWalletsRequest,
-  signal: AbortSignal,
+  abort: AbortController,
+  readTimeoutMs: number,
 ): Promise<FastifyReply> {
+  const { signal } = abort;
   const res = reply.raw;
   let lines = 0;
+  let unreadClosed = false;
   const write: LineWriter = (chunk) => {
     if (lines === 0) {
       // From here on the route writes the response itself (Fastify's onSend hooks do not run):
@@ -254,11 +262,22 @@ async function streamAnswer(
       return Promise.resolve();
     }
     if (res.write(chunk, () => chunk.fill(0))) return Promise.resolve();
-    return new Promise<void>((resolve) => {
+    return new Promise<void>((resolve, reject) => {
       const done = () => {
+        clearTimeout(timer);
         res.off('drain', done).off('close', done);
         resolve();
       };
+      const unread = () => {
+        unreadClosed = true;
+        res.off('drain', done).off('close', done);
+        const reason = new Error(`the client read nothing for ${readTimeoutMs} ms`);
+        request.log.info({ readTimeoutMs }, 'wallets stream closed: its client read nothing within WALLET_STREAM_READ_TIMEOUT_MS');
+        abort.abort(reason);
+        res.destroy();
+        reject(reason);
+      };
+      const timer = setTimeout(unread, readTimeoutMs);
       res.once('drain', done).once('close', done);
     });
   };
@@ -268,7 +287,8 @@ async function streamAnswer(
     request.log.debug({ wallets: count, keysTried }, 'wallets streamed');
   } catch (error) {
     if (signal.aborted) {
-      request.log.info('client closed the connection during its wallets stream');
+      // An unread stream closed by the read timeout has said so already.
+      if (!unreadClosed) request.log.info('client closed the connection during its wallets stream');
       if (lines === 0) reply.hijack();
       res.destroy();
       return reply;
@@ -283,7 +303,35 @@ async function streamAnswer(
 
 const problem = Type.Ref('Problem');
 
+/** Takes a place in each cap in turn; on a refusal, gives back those taken. Returns the release of all. */
+function acquireAll(caps: RunningCaps[], client: string): () => void {
+  const releases: (() => void)[] = [];
+  try {
+    for (const cap of caps) releases.push(cap.acquire(client));
+  } catch (error) {
+    for (const release of releases) release();
+    throw error;
+  }
+  return () => releases.forEach((release) => release());
+}
+
 export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }: Pick<AppDeps, 'config' | 'wallets'>): void {
+  const limits = config.walletLimits;
+  // Per process, as the pool they protect is (docs/wallets.md, "Sharing the pool").
+  const streams = createRunningCaps({
+    perClient: limits.maxStreamsPerClient,
+    total: limits.maxStreams,
+    what: 'wallet streams',
+    perClientName: 'MAX_WALLET_STREAMS_PER_CLIENT',
+    totalName: 'MAX_WALLET_STREAMS',
+  });
+  const searches = createRunningCaps({
+    perClient: limits.maxVanitySearchesPerClient,
+    total: limits.maxVanitySearches,
+    what: 'vanity searches',
+    perClientName: 'MAX_VANITY_SEARCHES_PER_CLIENT',
+    totalName: 'MAX_VANITY_SEARCHES',
+  });
   app.get(
     '/api/generate_wallets',
     {
@@ -350,6 +398,10 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
       }
       if (hd !== null && vanity) throw invalid('hd', 'cannot be combined with prefix or suffix: derived addresses cannot be searched for');
 
+      // Before any work: a stream and a vanity search each hold a place until they end.
+      const release = acquireAll([...(vanity ? [searches] : []), ...(streamed ? [streams] : [])], request.cinderClient);
+      reply.raw.once('close', release);
+      if (streamed || vanity) request.log.debug({ streamed, vanity }, 'wallets request admitted');
       const abort = new AbortController();
       const onClose = () => {
         if (!reply.raw.writableEnded) abort.abort(new Error('client closed the connection'));
@@ -370,9 +422,10 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
       };
       if (streamed) {
         try {
-          return await streamAnswer(request, reply, wallets, generateRequest, abort.signal);
+          return await streamAnswer(request, reply, wallets, generateRequest, abort, limits.streamReadTimeoutMs);
         } finally {
           reply.raw.off('close', onClose);
+          release();
         }
       }
       let result: GeneratedWallets;
@@ -384,6 +437,7 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
         return reply.hijack();
       } finally {
         reply.raw.off('close', onClose);
+        release();
       }
       request.log.debug(
         { wallets: result.count, keysTried: result.keysTried, bytes: result.byteLength, ms: Math.round(performance.now() - started) },
