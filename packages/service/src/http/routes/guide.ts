@@ -104,25 +104,41 @@ export function renderGuidePage(markdown: string, source: string): string {
   );
 }
 
-/** Every page and image of the guide by its address, from the repository's README.md and docs/. */
+/** The repository file of every page and image of the guide, by its address (nothing read yet). */
+export function guideSources(): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const source of ['README.md', ...readdirSync(new URL('docs/', ROOT)).map((name) => `docs/${name}`)]) {
+    const address = addressOf(source);
+    if (address !== null) sources.set(address, source);
+  }
+  return sources;
+}
+
+/** One file of the guide as served: a page rendered, an image as it is. */
+function guideFile(source: string): StaticFile {
+  const bytes = readFileSync(new URL(source, ROOT));
+  return source.endsWith('.md') ? staticFile(Buffer.from(renderGuidePage(bytes.toString('utf8'), source)), 'text/html; charset=utf-8') : staticFile(bytes, 'image/png');
+}
+
+const styleFile = () => staticFile(Buffer.from(STYLE), 'text/css; charset=utf-8');
+
+/** Every page and image of the guide by its address, from the repository's README.md and docs/, all rendered. */
 export function guideFiles(): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
-  const sources = ['README.md', ...readdirSync(new URL('docs/', ROOT)).map((name) => `docs/${name}`)];
-  for (const source of sources) {
-    const address = addressOf(source);
-    if (address === null) continue;
-    const bytes = readFileSync(new URL(source, ROOT));
-    files.set(
-      address,
-      source.endsWith('.md') ? staticFile(Buffer.from(renderGuidePage(bytes.toString('utf8'), source)), 'text/html; charset=utf-8') : staticFile(bytes, 'image/png'),
-    );
-  }
-  files.set(`${GUIDE_PATH}/guide.css`, staticFile(Buffer.from(STYLE), 'text/css; charset=utf-8'));
+  for (const [address, source] of guideSources()) files.set(address, guideFile(source));
+  files.set(`${GUIDE_PATH}/guide.css`, styleFile());
   return files;
 }
 
+/**
+ * One route per page (so an unknown address is the app's 404, a wrong method its 405), each page
+ * made on its first visit. The list of pages is the docs/ directory as it is at start.
+ */
 export function registerGuide(app: CinderApp): void {
-  for (const [address, file] of guideFiles()) {
-    app.get(address, { schema: { hide: true } }, (request, reply) => sendFile(request, reply, file));
+  const routes = new Map<string, () => StaticFile>([...guideSources()].map(([address, source]) => [address, () => guideFile(source)]));
+  routes.set(`${GUIDE_PATH}/guide.css`, styleFile);
+  for (const [address, make] of routes) {
+    let file: StaticFile | undefined;
+    app.get(address, { schema: { hide: true } }, (request, reply) => sendFile(request, reply, (file ??= make())));
   }
 }
