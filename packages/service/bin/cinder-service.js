@@ -31,5 +31,4 @@ if (!existsSync(built)) {
   );
   process.exit(1);
 }
-nodeModule.register('./production-condition.js', import.meta.url);
 await import(built.href);

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.ts';
 import { createChainAdapter } from './chain/chainAdapter.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -25,6 +26,19 @@ function canRunDemoToken(): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The local chain's package, in the same form as this module: its TypeScript sources beside these
+ * sources (a test's TypeScript loader), its build (dist/) beside this build. Named by path because
+ * Node picks a package's "production" export only with a --conditions flag, and the alternative, a
+ * module-resolution hook, runs every import of the process through a second thread (a third of
+ * the service's start-up CPU).
+ */
+async function importLocalnet(): Promise<typeof import('@cinder/localnet')> {
+  if (import.meta.url.endsWith('.ts')) return import('@cinder/localnet');
+  const manifest = createRequire(import.meta.url).resolve('@cinder/localnet/package.json');
+  return (await import(new URL('dist/index.js', pathToFileURL(manifest)).href)) as typeof import('@cinder/localnet');
 }
 
 /** The `npm run demo:token` command line for this server and chain: only the variables that differ from its defaults. */
@@ -51,7 +65,7 @@ async function main(config: Config): Promise<void> {
   let localnet: Localnet | undefined;
   if (!config.solanaRpcUrl) {
     // Loaded only here: with an RPC URL the service never pays for LiteSVM and its programs.
-    const { startLocalnet } = await import('@cinder/localnet');
+    const { startLocalnet } = await importLocalnet();
     localnet = await startLocalnet({ port: config.localnetPort, logger });
     logger.info({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl }, 'embedded local Solana chain started (no SOLANA_RPC_URL set)');
   }
