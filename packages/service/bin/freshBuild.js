@@ -20,7 +20,7 @@
  * code they share in one chunk) and the compiled files import it from there. Pure JavaScript with
  * no file of its own to find at run time, it behaves the same bundled.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -173,6 +173,10 @@ export function freshBuild(packages = PACKAGES) {
       const { outputText, sourceMapText } = ts.transpileModule(ts.sys.readFile(file) ?? '', { compilerOptions, fileName: file, transformers });
       if (sourceMapText !== undefined) writeAtomically(`${out}.map`, sourceMapText);
       writeAtomically(out, outputText);
+      // Never older than its source, even one dated in the future (a clock set differently where it
+      // was written): else it would be compiled again at every start.
+      const sourceAt = mtimeOf(file);
+      if (sourceAt > Date.now()) utimesSync(out, new Date(), (Math.ceil(sourceAt) + 1) / 1000);
       compiled.push(file);
     }
   }
