@@ -108,7 +108,13 @@ function bundleVendored(pkg) {
   });
   writeFileSync(join(staging, VERSIONS), vendorVersions(pkg));
   rmSync(vendorDir(pkg), { recursive: true, force: true });
-  renameSync(staging, vendorDir(pkg));
+  try {
+    renameSync(staging, vendorDir(pkg));
+  } catch (error) {
+    // Another start bundled the same versions at the same moment: theirs is as good as this one.
+    rmSync(staging, { recursive: true, force: true });
+    if (vendorStale(pkg)) throw error;
+  }
   return true;
 }
 
