@@ -2,36 +2,33 @@
 /* global process, URL */
 /**
  * The service (`npm start` at the repository root). Plain JavaScript, so that it runs from either
- * form of Cinder:
- * - a checkout with its development dependencies (`npm ci`): the TypeScript sources through tsx,
- *   so what runs is always what the sources say (a dist/ left by an older build is ignored);
- * - a production install (`npm run build`, then `npm ci --omit=dev`): the JavaScript in dist/.
+ * form of Cinder, always from the JavaScript build (dist/), which Node loads several times faster
+ * than a TypeScript loader would load the sources:
+ * - a checkout with its development dependencies (`npm ci`, which builds): any source file newer
+ *   than its JavaScript is compiled again first (freshBuild.js), so what runs is always what the
+ *   sources say;
+ * - a production install (`npm run build`, then `npm ci --omit=dev`): the build as it is.
  * Configuration comes from the environment (see docs/deployment.md).
  */
 import { existsSync } from 'node:fs';
-import { register } from 'node:module';
+import nodeModule from 'node:module';
+import { freshBuild } from './freshBuild.js';
 
-async function loadTsx() {
-  try {
-    return await import('tsx/esm/api');
-  } catch (error) {
-    if (error?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
-    throw error;
-  }
-}
+// Node 22.1+: V8's compiled code kept on disk between starts (NODE_COMPILE_CACHE, or the system's
+// temporary directory), which roughly halves the time spent compiling modules. Absent on Node 20.
+nodeModule.enableCompileCache?.();
 
-const tsx = await loadTsx();
-if (tsx) {
-  tsx.register();
-  await import('../src/server.ts');
-} else {
-  const built = new URL('../dist/server.js', import.meta.url);
-  if (!existsSync(built)) {
-    process.stderr.write(
-      'cinder-service: nothing to run: this install has neither the development dependencies (run `npm ci`) nor a build (run `npm ci && npm run build`, then `npm ci --omit=dev` for production)\n',
-    );
-    process.exit(1);
-  }
-  register('./production-condition.js', import.meta.url);
-  await import(built.href);
+const compiled = freshBuild();
+if (compiled === null) {
+  process.stderr.write(
+    'cinder-service: warning: some source files are newer than the build and there is no TypeScript compiler here to compile them: running the build as it is (`npm run build` updates it)\n',
+  );
 }
+const built = new URL('../dist/server.js', import.meta.url);
+if (!existsSync(built)) {
+  process.stderr.write(
+    'cinder-service: nothing to run: this install has neither the development dependencies (run `npm ci`) nor a build (run `npm ci && npm run build`, then `npm ci --omit=dev` for production)\n',
+  );
+  process.exit(1);
+}
+await import(built.href);

@@ -4,6 +4,7 @@ import type { AppDeps, CinderApp } from './http/types.ts';
 import { errorHandler, ProblemSchema, sendProblem } from './http/problem.ts';
 import { edgeServerOptions, notFoundError, registerEdge, requestIdOf } from './http/edge.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { lazySchemaCompilers } from './http/lazyCompilers.ts';
 import { registerHealthRoutes } from './http/routes/health.ts';
 import { registerBurnTokensRoute } from './http/routes/burnTokens.ts';
 import { registerGenerateWalletsRoute } from './http/routes/generateWallets.ts';
@@ -39,6 +40,8 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     // Reuse a caller's request id when it is safe to echo and log; otherwise make one (src/http/edge.ts).
     genReqId: requestIdOf,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
+    // Fastify's own compilers, each route's made on its first request rather than before listening.
+    schemaController: lazySchemaCompilers,
     return503OnClosing: true,
     // The hardened edge (src/http/edge.ts): the server and its timeouts, one normalised path,
     // problem+json for what the HTTP layer refuses, no request lines with URLs in the log.

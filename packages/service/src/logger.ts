@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 import type { LogLevel } from './config.ts';
 import { scrubSecretKeys } from './keys/detectSecretKey.ts';
 
@@ -63,7 +63,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, f
     serializers: { err: serializeError, error: serializeError, res: serializeResponse },
   };
   const stream = format.pretty
-    ? pinoPretty({ destination: destination ?? 1, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' })
+    ? // Loaded only for a terminal: JSON lines (supervisors, pipes, the tests) never pay for it.
+      (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty'))({ destination: destination ?? 1, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' })
     : destination;
   return stream ? pino(options, stream) : pino(options);
 }

@@ -2,17 +2,44 @@
  * Entry point: read the configuration, start the embedded local chain when no RPC URL is given,
  * build the app and listen. Everything else receives its dependencies from here.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.ts';
 import { createChainAdapter } from './chain/chainAdapter.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { startLocalnet, type Localnet } from '@cinder/localnet';
+import type { Localnet } from '@cinder/localnet';
 import { createLogger } from './logger.ts';
 import { createWalletGenerator, walletGeneratorOptions } from './wallets/index.ts';
 import { loadSponsor } from './keys/sponsor.ts';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-/** From a checkout (TypeScript through tsx), where the development scripts such as demo:token exist; not from dist/. */
-const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
+/**
+ * In a checkout with its development dependencies, where `npm run demo:token` exists (the script and
+ * tsx, which runs it); not in a production install. The same path from src/ and from dist/.
+ */
+function canRunDemoToken(): boolean {
+  if (!existsSync(new URL('../../../scripts/demoToken.ts', import.meta.url))) return false;
+  try {
+    createRequire(import.meta.url).resolve('tsx');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The local chain's package, in the same form as this module: its TypeScript sources beside these
+ * sources (a test's TypeScript loader), its build (dist/) beside this build. Named by path because
+ * Node picks a package's "production" export only with a --conditions flag, and the alternative, a
+ * module-resolution hook, runs every import of the process through a second thread (a third of
+ * the service's start-up CPU).
+ */
+async function importLocalnet(): Promise<typeof import('@cinder/localnet')> {
+  if (import.meta.url.endsWith('.ts')) return import('@cinder/localnet');
+  const manifest = createRequire(import.meta.url).resolve('@cinder/localnet/package.json');
+  return (await import(new URL('dist/index.js', pathToFileURL(manifest)).href)) as typeof import('@cinder/localnet');
+}
 
 /** The `npm run demo:token` command line for this server and chain: only the variables that differ from its defaults. */
 function demoTokenCommand(serverUrl: string, localnet: Localnet): string {
@@ -37,6 +64,8 @@ async function main(config: Config): Promise<void> {
   if (sponsor) logger.info({ sponsor: sponsor.signer.address }, 'fee sponsor loaded (SPONSOR_KEYPAIR)');
   let localnet: Localnet | undefined;
   if (!config.solanaRpcUrl) {
+    // Loaded only here: with an RPC URL the service never pays for LiteSVM and its programs.
+    const { startLocalnet } = await importLocalnet();
     localnet = await startLocalnet({ port: config.localnetPort, logger });
     logger.info({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl }, 'embedded local Solana chain started (no SOLANA_RPC_URL set)');
   }
@@ -69,7 +98,7 @@ async function main(config: Config): Promise<void> {
       `API documentation (with "Try it out"): ${url}/docs\n` +
       `Guide (every route, the money rules, deployment): ${url}/guide\n` +
       (localnet ? `Local Solana chain: RPC ${localnet.rpcUrl}  WebSocket ${localnet.wsUrl}\n` : `Solana RPC: ${rpcUrl}\n`) +
-      (localnet && RUNNING_FROM_SOURCE ? `A wallet with tokens to burn on it, in another terminal: ${demoTokenCommand(url, localnet)}\n` : ''),
+      (localnet && canRunDemoToken() ? `A wallet with tokens to burn on it, in another terminal: ${demoTokenCommand(url, localnet)}\n` : ''),
   );
 
   let stopping = false;

@@ -5,7 +5,7 @@
  * the idempotency store fails closed. The client reconnects in the background forever, so the
  * service is back to normal as soon as Redis is.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.ts';
 
@@ -49,6 +49,9 @@ export function redactRedisUrl(url: string): string {
 export async function createRedisClient(options: RedisClientOptions): Promise<Redis> {
   const { logger, metrics } = options;
   const where = redactRedisUrl(options.url);
+  // ioredis is loaded here, not with this module (whose throttledLog every app uses): an instance
+  // without REDIS_URL never pays for it.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

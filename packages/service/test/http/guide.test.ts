@@ -96,7 +96,7 @@ describe('the guide at /guide', () => {
   });
 
   it('serves every page with the strict CSP, and every link and image of every page answers', async () => {
-    const addresses = [...guideFiles().keys()];
+    const addresses = [...(await guideFiles()).keys()];
     // Every markdown file has its page: README.md at /guide/readme, docs/index.md at /guide, docs/x.md at /guide/x.
     for (const page of PAGES) {
       const expected = page === 'README.md' ? `${GUIDE_PATH}/readme` : page === 'docs/index.md' ? GUIDE_PATH : `${GUIDE_PATH}/${posix.basename(page, '.md')}`;

@@ -10,7 +10,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
-import { Marked, type Tokens } from 'marked';
+import type { Tokens } from 'marked';
 import type { CinderApp } from '../types.ts';
 import { sendFile, staticFile, type StaticFile } from './webApp.ts';
 
@@ -74,8 +74,9 @@ function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }
 
-/** One markdown file of the repository as a whole HTML page. */
-export function renderGuidePage(markdown: string, source: string): string {
+/** One markdown file of the repository as a whole HTML page (marked is loaded by the first page, not at start). */
+export async function renderGuidePage(markdown: string, source: string): Promise<string> {
+  const { Marked } = await import('marked');
   const anchors = new Map<string, number>();
   let title: string | undefined;
   const marked = new Marked({
@@ -104,25 +105,48 @@ export function renderGuidePage(markdown: string, source: string): string {
   );
 }
 
-/** Every page and image of the guide by its address, from the repository's README.md and docs/. */
-export function guideFiles(): Map<string, StaticFile> {
-  const files = new Map<string, StaticFile>();
-  const sources = ['README.md', ...readdirSync(new URL('docs/', ROOT)).map((name) => `docs/${name}`)];
-  for (const source of sources) {
+/** The repository file of every page and image of the guide, by its address (nothing read yet). */
+export function guideSources(): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const source of ['README.md', ...readdirSync(new URL('docs/', ROOT)).map((name) => `docs/${name}`)]) {
     const address = addressOf(source);
-    if (address === null) continue;
-    const bytes = readFileSync(new URL(source, ROOT));
-    files.set(
-      address,
-      source.endsWith('.md') ? staticFile(Buffer.from(renderGuidePage(bytes.toString('utf8'), source)), 'text/html; charset=utf-8') : staticFile(bytes, 'image/png'),
-    );
+    if (address !== null) sources.set(address, source);
   }
-  files.set(`${GUIDE_PATH}/guide.css`, staticFile(Buffer.from(STYLE), 'text/css; charset=utf-8'));
+  return sources;
+}
+
+/** One file of the guide as served: a page rendered, an image as it is. */
+async function guideFile(source: string): Promise<StaticFile> {
+  const bytes = readFileSync(new URL(source, ROOT));
+  return source.endsWith('.md') ? staticFile(Buffer.from(await renderGuidePage(bytes.toString('utf8'), source)), 'text/html; charset=utf-8') : staticFile(bytes, 'image/png');
+}
+
+const styleFile = async () => staticFile(Buffer.from(STYLE), 'text/css; charset=utf-8');
+
+/** Every page and image of the guide by its address, from the repository's README.md and docs/, all rendered. */
+export async function guideFiles(): Promise<Map<string, StaticFile>> {
+  const files = new Map<string, StaticFile>();
+  for (const [address, source] of guideSources()) files.set(address, await guideFile(source));
+  files.set(`${GUIDE_PATH}/guide.css`, await styleFile());
   return files;
 }
 
+/**
+ * One route per page (so an unknown address is the app's 404, a wrong method its 405), each page
+ * made on its first visit. The list of pages is the docs/ directory as it is at start.
+ */
 export function registerGuide(app: CinderApp): void {
-  for (const [address, file] of guideFiles()) {
-    app.get(address, { schema: { hide: true } }, (request, reply) => sendFile(request, reply, file));
+  const routes = new Map<string, () => Promise<StaticFile>>([...guideSources()].map(([address, source]) => [address, () => guideFile(source)]));
+  routes.set(`${GUIDE_PATH}/guide.css`, styleFile);
+  for (const [address, make] of routes) {
+    let file: Promise<StaticFile> | undefined;
+    app.get(address, { schema: { hide: true } }, async (request, reply) => {
+      // One rendering for the visits that arrive while it runs; a failed one is tried again next time.
+      file ??= make().catch((error: unknown) => {
+        file = undefined;
+        throw error;
+      });
+      return sendFile(request, reply, await file);
+    });
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The web app at `/` (the @cinder/web package, packages/web: built into its committed bundle by `npm run build:web`):
- * the page and its four files, read once at start and served from memory, with a strict
+ * the page and its four files, each read on its first visit (not at start: the service's start does
+ * not wait for files nobody may ask for) and served from memory from then on, with a strict
  * Content-Security-Policy (no inline script, nothing from another origin: the page works offline
  * against the embedded chain), nosniff and no referrer. The server tells the page two things in
  * <meta> tags: whether it must ask for an API key, and the public cluster (for explorer links),
@@ -76,21 +77,24 @@ export function sendFile(request: FastifyRequest, reply: FastifyReply, { body, t
 }
 
 export function registerWebApp(app: CinderApp, { config, chain }: Pick<AppDeps, 'config' | 'chain'>): void {
-  const template = readFileSync(new URL('index.html', WEB_APP_BUNDLE), 'utf8');
-  const pageFor = (cluster: string | null) => staticFile(Buffer.from(renderPage(template, config, cluster)), 'text/html; charset=utf-8');
+  let template: string | undefined;
+  const pageFor = (cluster: string | null) => {
+    template ??= readFileSync(new URL('index.html', WEB_APP_BUNDLE), 'utf8');
+    return staticFile(Buffer.from(renderPage(template, config, cluster)), 'text/html; charset=utf-8');
+  };
   // The cluster comes from the RPC node's genesis hash (read once, cached by the adapter); while the
   // node cannot be reached the page is served without explorer links.
   let known: StaticFile | undefined;
-  const unknownCluster = pageFor(null);
+  let unknownCluster: StaticFile | undefined;
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     if (!known) {
       const genesisHash = await chain.getGenesisHash(Date.now() + 2000).catch(() => null);
       if (genesisHash !== null) known = pageFor(clusterOf(genesisHash));
     }
-    return sendFile(request, reply, known ?? unknownCluster);
+    return sendFile(request, reply, known ?? (unknownCluster ??= pageFor(null)));
   });
   for (const [name, type] of Object.entries(ASSETS)) {
-    const asset = staticFile(readFileSync(new URL(name, WEB_APP_BUNDLE)), type);
-    app.get(`/app/${name}`, { schema: { hide: true } }, (request, reply) => sendFile(request, reply, asset));
+    let asset: StaticFile | undefined;
+    app.get(`/app/${name}`, { schema: { hide: true } }, (request, reply) => sendFile(request, reply, (asset ??= staticFile(readFileSync(new URL(name, WEB_APP_BUNDLE)), type))));
   }
 }
