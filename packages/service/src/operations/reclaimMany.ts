@@ -40,6 +40,7 @@ import { landTransactions, overallStatus, reportLanding, type RecordSent, type O
 import { skippedOf, type SkippedAccount } from './pipeline.ts';
 import { readWallets } from './readWallets.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
+import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 
 export interface ReclaimManyDeps {
   chain: ChainAdapter;
@@ -119,6 +120,14 @@ export interface ManyResult {
   skippedAccounts: ManySkippedAccount[];
 }
 
+/**
+ * The most transactions one prepare answers (its relay tokens cover them). Checked on the packing,
+ * which is pure, before any simulation: a prepare needs no key, so its owners can be strangers'
+ * wallets, and simulating a job only to refuse it for its size would let anyone spend the
+ * operator's RPC for nothing.
+ */
+export const MAX_PREPARED_TRANSACTIONS = MAX_RELAY_TOKEN_MESSAGES;
+
 /** Simulations in flight at once (as compile.ts: a job of 1,000 owners is a few hundred transactions). */
 const SIMULATIONS_AT_ONCE = 8;
 /** Rounds of leaving out owners whose closes the node refuses, before the job gives up (a race in every round is no accident). */
@@ -194,10 +203,12 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
   }
 
   /**
-   * Read → plan → pack → simulate each transaction (for its compute limit, and for the node to
-   * check it) → price → money rules on the whole job. Throws what stands in the way.
+   * Read → plan → pack → (count: at most `maxTransactions`) → simulate each transaction (for its
+   * compute limit, and for the node to check it) → price → money rules on the whole job. Throws
+   * what stands in the way, and what the packing alone decides (size, the fee payer's balance
+   * against the fee bounds) before the first simulation.
    */
-  async function plan(job: ManyJob, deadline: number): Promise<ManyPlan & { lifetime: BlockhashLifetime }> {
+  async function plan(job: ManyJob, deadline: number, maxTransactions = Infinity): Promise<ManyPlan & { lifetime: BlockhashLifetime }> {
     const ownerSet = new Set(job.owners);
     if (ownerSet.has(job.destination)) {
       throw badField(
@@ -211,6 +222,13 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
     ]);
     const closed = new Set(packed.flatMap(closedOf));
     if (closed.has(job.destination)) throw badField('destination', 'is one of the token accounts being closed');
+    if (packed.length > maxTransactions) {
+      throw new CinderError(
+        'VALIDATION_FAILED',
+        `These owners need ${packed.length} transactions; one prepare holds at most ${maxTransactions}. Send fewer owners per request. Nothing was prepared.`,
+        { errors: [{ field: 'owners', message: `needs ${packed.length} transactions, more than ${maxTransactions}` }] },
+      );
+    }
     if (packed.length === 0) {
       const skipped = summarize(owners, []).skippedAccounts;
       throw new CinderError(
@@ -345,7 +363,7 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
 
     /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
     async prepare(job: ManyJob) {
-      const manyPlan = await plan(job, Date.now() + deps.burnDeadlineMs);
+      const manyPlan = await plan(job, Date.now() + deps.burnDeadlineMs, MAX_PREPARED_TRANSACTIONS);
       const transactions = await compile(job, manyPlan);
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       return { plan: manyPlan, transactions };

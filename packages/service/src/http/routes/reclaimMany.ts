@@ -13,7 +13,7 @@ import type { Config } from '../../config.ts';
 import { CinderError } from '../../errors.ts';
 import { parsePrivateKey } from '../../keys/parsePrivateKey.ts';
 import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
-import { issueRelayToken, MAX_RELAY_TOKEN_MESSAGES } from '../../operations/relayToken.ts';
+import { issueRelayToken } from '../../operations/relayToken.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
 import { SPONSORED_TURN_MS } from '../../operations/sponsorPolicy.ts';
 import { formatSol, priorityFeeToLamports } from '../../plan/priorityFee.ts';
@@ -350,14 +350,8 @@ export async function prepareManyHandler(
     priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
     allowNetLoss: body.allowNetLoss ?? false,
   };
+  // Refused over MAX_PREPARED_TRANSACTIONS from the packing, before any simulation (operations/reclaimMany.ts).
   const { plan, transactions } = await reclaimMany.prepare(job);
-  if (transactions.length > MAX_RELAY_TOKEN_MESSAGES) {
-    throw new CinderError(
-      'VALIDATION_FAILED',
-      `These owners need ${transactions.length} transactions; one prepare holds at most ${MAX_RELAY_TOKEN_MESSAGES}. Send fewer owners per request. Nothing was prepared.`,
-      { errors: [{ field: 'owners', message: `needs more than ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
-    );
-  }
   // One relay token per group of transactions that fits one relay request: each proves the
   // service prepared these exact messages (their closes pay out to the destination, not the owner).
   const expiresAt = Date.now() + SPONSORED_TURN_MS;
