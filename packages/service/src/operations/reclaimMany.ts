@@ -66,6 +66,12 @@ export interface ManyRequest {
 export interface ManyJob extends ManyRequest {
   feePayer: Address;
   destination: Address;
+  /**
+   * Keyed: the owners whose key came as a 32-byte seed, with the field that gave it. A wallet
+   * address pasted as a key is 32 bytes of base58 too, and reads as a seed of some other, empty,
+   * wallet: such an owner is refused (naming every such field) rather than found to hold nothing.
+   */
+  seedKeys?: ReadonlyMap<Address, string>;
 }
 
 export interface OwnerPlan {
@@ -220,6 +226,15 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
       planOwners(job, job.feePayer, job.destination, [job.feePayer, job.destination], deadline),
       chain.getLatestBlockhash(deadline),
     ]);
+    // As the single-owner doors (pipeline.ts): a seed that opens a wallet with no SOL and no
+    // account is, in practice, an address pasted as a key.
+    const addresses = owners.filter((o) => job.seedKeys?.has(o.state.owner) && o.state.ownerLamports === 0n && o.state.accounts.length === 0);
+    if (addresses.length > 0) {
+      const message = 'looks like a wallet address, not a private key: read as a 32-byte seed it opens a wallet with no SOL and no token accounts; send the 64-byte secret key';
+      throw new CinderError('INVALID_PRIVATE_KEY', `${addresses.map((o) => job.seedKeys!.get(o.state.owner)).join(', ')} ${message}. Nothing was sent.`, {
+        errors: addresses.map((o) => ({ field: job.seedKeys!.get(o.state.owner)!, message })),
+      });
+    }
     const closed = new Set(packed.flatMap(closedOf));
     if (closed.has(job.destination)) throw badField('destination', 'is one of the token accounts being closed');
     if (packed.length > maxTransactions) {
