@@ -54,6 +54,7 @@ describe('POST /api/reclaim_rent/prepare with owners, over the transactions one 
     assert.equal(proxy.count('simulateTransaction'), 0, calls.join(', '));
     assert.ok(calls.length <= MAX_RPC_CALLS, `${calls.length} RPC calls: ${calls.join(', ')}`);
     assert.equal(proxy.count('getTokenAccountsByOwner'), 2 * OWNERS);
+    console.log(`refused (${needed} transactions) after ${calls.length} RPC calls: ${calls.join(', ')}`);
   });
 
   it('prepares the same wallets when fewer of them fit: one owner of 2,500 accounts', async () => {
