@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { createFundedSigner, createTestApp, startTestChain, writeEmptyTokenAccounts, type TestApp, type TestChain } from '@cinder/testkit';
+import { createFundedSigner, createTestApp, rpcResult, startTestChain, writeEmptyTokenAccounts, type TestApp, type TestChain } from '@cinder/testkit';
 import { MAX_PREPARED_TRANSACTIONS } from '../../src/operations/reclaimMany.ts';
 import { startRpcProxy, type RpcProxy } from '../chain/rpcProxy.ts';
 
@@ -68,5 +68,17 @@ describe('POST /api/reclaim_rent/prepare with owners, over the transactions one 
     assert.ok(body.transactions.length <= MAX_PREPARED_TRANSACTIONS);
     // One simulation per transaction of the answer, none more.
     assert.equal(proxy.count('simulateTransaction'), body.transactions.length);
+  });
+
+  it('one owner\'s prepare: an owner that cannot pay even the base fees is refused before any simulation', async () => {
+    const owner = (await generateKeyPairSigner()).address;
+    await writeEmptyTokenAccounts(chain, owner, 60);
+    // 9,000 lamports: less than the base fees of the 3 transactions its 60 closes need.
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [owner, { lamports: 9_000, data: '', owner: '11111111111111111111111111111111' }]);
+    proxy.reset();
+    const response = await t.app.inject({ method: 'POST', url: '/api/reclaim_rent/prepare', payload: { owner, priorityFee: 0 } });
+    assert.equal(response.statusCode, 400, response.body.slice(0, 500));
+    assert.equal(response.json().code, 'INSUFFICIENT_SOL_FOR_FEE');
+    assert.equal(proxy.count('simulateTransaction'), 0, proxy.requests.map((r) => r.method).join(', '));
   });
 });
