@@ -153,3 +153,33 @@ export async function metaplexMetadataAddress(mint: Address): Promise<Address> {
   });
   return address;
 }
+
+/**
+ * A Metaplex metadata account (MetadataV1: key 4, update authority, mint, then name, symbol and uri,
+ * each a u32 length and its bytes padded with NULs, as the program writes them) for `mint`, written
+ * straight into the chain's state: the program is not on the embedded chain. The name may hold any
+ * text (a scam token's bidi controls included) up to 32 bytes of UTF-8; the symbol up to 10.
+ */
+export async function writeMetaplexMetadata(chain: TestChain, mint: Address, name: string, symbol: string): Promise<void> {
+  const padded = (text: string, size: number) => {
+    const encoded = new TextEncoder().encode(text);
+    if (encoded.length > size) throw new RangeError(`"${text}" is ${encoded.length} bytes of UTF-8; the field holds ${size}`);
+    const bytes = new Uint8Array(4 + size);
+    new DataView(bytes.buffer).setUint32(0, size, true);
+    bytes.set(encoded, 4);
+    return bytes;
+  };
+  const data = new Uint8Array(679);
+  data[0] = 4;
+  data.set(getAddressEncoder().encode((await generateKeyPairSigner()).address), 1);
+  data.set(getAddressEncoder().encode(mint), 33);
+  let offset = 65;
+  for (const part of [padded(name, 32), padded(symbol, 10), padded('https://example.invalid/meta.json', 200)]) {
+    data.set(part, offset);
+    offset += part.length;
+  }
+  await rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [
+    await metaplexMetadataAddress(mint),
+    { lamports: 5_616_720, data: getBase64Decoder().decode(data), owner: TOKEN_METADATA_PROGRAM },
+  ]);
+}

@@ -364,6 +364,15 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
                   <tr key={a.address} data-account={a.address} class={a.action}>
                     <td data-label="Token">
                       <span title={a.mint}>{tokenLabel(a)}</span>
+                      {/* The mint beside every name: a name is the issuer's to choose, the mint is not. */}
+                      {a.isNative || a.name || a.symbol ? (
+                        <>
+                          {' '}
+                          <span class="muted mint" title={a.mint}>
+                            mint {short(a.mint)}
+                          </span>
+                        </>
+                      ) : null}
                     </td>
                     <td data-label="Balance" data-amount={a.amount}>
                       {balanceOf(a)}

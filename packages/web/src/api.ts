@@ -15,6 +15,7 @@ import type {
   RelayResponse,
   TransactionStatusResponse,
 } from '@cinder/service';
+import { cleanName } from './format.ts';
 
 export type Preview = ReclaimPreviewResponse;
 export type AccountPreview = ReclaimPreviewAccount;
@@ -83,7 +84,11 @@ function query(params: Record<string, string | undefined>): string {
 }
 
 export const api = {
-  preview: (q: PreviewQuery) => call<Preview>('GET', `/api/reclaim_rent?${query(q)}`),
+  // Names cleaned once, where they enter the page (format.ts: cleanName).
+  preview: async (q: PreviewQuery) => {
+    const preview = await call<Preview>('GET', `/api/reclaim_rent?${query(q)}`);
+    return { ...preview, accounts: preview.accounts.map((a) => ({ ...a, name: cleanName(a.name), symbol: cleanName(a.symbol) })) };
+  },
   prepare: (body: PrepareRequest) => call<Prepared>('POST', '/api/reclaim_rent/prepare', body),
   relay: (body: RelayRequest) => call<Relayed>('POST', '/api/transactions', body),
   status: (signature: string) => call<TransactionStatus>('GET', `/api/transactions/${encodeURIComponent(signature)}`),

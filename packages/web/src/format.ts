@@ -17,3 +17,14 @@ export const sol = (lamports: string | bigint) => `${formatUnits(lamports, 9)} S
 export const short = (address: string) => `${address.slice(0, 4)}…${address.slice(-4)}`;
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/**
+ * A token's name or symbol as the page shows it: without controls, line separators and invisible
+ * formatting characters (Unicode Cf: the bidi overrides and isolates that make a scam token's name
+ * read as another's, zero-width characters). The service cleans them too; the page does not rely
+ * on it, since what it shows is its own responsibility. Null when nothing visible is left.
+ */
+export function cleanName(text: string | null | undefined): string | null {
+  const clean = (text ?? '').replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim();
+  return clean === '' ? null : clean;
+}

@@ -32,7 +32,7 @@ import { extension, getInitializeMint2Instruction, getMintSize, getPostInitializ
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Sponsor } from '@cinder/service';
 import { metaplexMetadataAddress, TOKEN_METADATA_PROGRAM } from '@cinder/testkit';
-import { sol } from '../src/format.ts';
+import { short, sol } from '../src/format.ts';
 import { createTestApp, type TestApp } from '@cinder/testkit';
 import { createSponsoredTestApp, type SponsoredTestApp } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
@@ -246,6 +246,8 @@ describe('the web app with a browser wallet', () => {
     // Two empty accounts (one of a Token-2022 mint named by its own metadata), a token with a balance, an NFT.
     const emptyMint = await createTestMint(t.chain, funder, { decimals: 6 });
     const empty1 = await createAta(t.chain, funder, owner.address, emptyMint);
+    // A name with bidi controls (U+202E reverses what follows, up to U+202C) and a zero-width space.
+    await giveMetaplexMetadata(t.chain, emptyMint, 'Safe\u202Eniam\u202C Coin\u200B', 'SA\u2066FE\u2069');
     const namedMint = await createNamedMint2022(t.chain, 'Ember Coin', 'EMB');
     const empty2 = await createAta(t.chain, funder, owner.address, namedMint, TOKEN_2022_PROGRAM_ADDRESS);
     const coinMint = await createTestMint(t.chain, funder, { decimals: 1 });
@@ -275,6 +277,13 @@ describe('the web app with a browser wallet', () => {
     }
     const rowText = async (account: Address) => page.locator(`tr[data-account="${account}"]`).innerText();
     assert.match(await rowText(empty2), /Ember Coin \(EMB\)/);
+    // Names shown cleaned, and the mint beside every name.
+    assert.match(await rowText(empty1), /Safeniam Coin \(SAFE\)/);
+    for (const [account, mint] of [[empty1, emptyMint], [empty2, namedMint], [coin, coinMint], [nft, nftMint]] as const) {
+      const text = await rowText(account);
+      assert.ok(text.includes(`mint ${short(mint)}`), `the row of ${account} shows its mint`);
+      assert.doesNotMatch(text, /\p{Cf}/u);
+    }
     assert.match(await rowText(empty2), /Token-2022/);
     assert.match(await rowText(coin), /Burnable Coin \(BURN\)/);
     assert.match(await rowText(coin), /1,234\.5/);

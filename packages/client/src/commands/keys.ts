@@ -6,8 +6,9 @@
  * an error: a failure names the file or the variable, never the text.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { createKeyPairSignerFromBytes, createKeyPairSignerFromPrivateKeyBytes, getBase58Encoder, type KeyPairSigner } from '@solana/kit';
+import type { CinderClient } from '../index.ts';
 import { quotedUnlessKey, stringOption, write, type CommandContext } from './context.ts';
 
 /** A key as the SDK takes it. */
@@ -85,4 +86,94 @@ export async function readKey(ctx: CommandContext, fileOption = 'key-file', envO
     throw ctx.fail(`the key ${file !== undefined ? `file ${quotedUnlessKey(file)}` : `in ${envName}`} looks like a JSON array but is not an array of numbers`);
   }
   return key;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys files: one key per line
+
+/** A line of a keys file: its number, its key (null when it holds none) and, then, why (never its text). */
+export interface KeyFileEntry {
+  line: number;
+  key: KeyText | null;
+  why: string;
+}
+
+/**
+ * The keys of a keys file, in order: each line a base58 key, a JSON array of 64 numbers, or the path
+ * of a solana-keygen file (relative to the keys file). Blank lines and lines starting with # are
+ * skipped. A line that is none of these, or that holds a wallet address (addressLines), has no key
+ * and says why; it is reported by its number, never by its text.
+ */
+export async function readKeysFile(ctx: CommandContext, file: string): Promise<KeyFileEntry[]> {
+  const path = resolve(ctx.io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw ctx.fail(`cannot read the keys file ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const entries: KeyFileEntry[] = [];
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    entries.push({ line: index + 1, ...(await keyOfLine(line, dirname(path))) });
+  }
+  const addresses = await addressLines(ctx.client(), entries);
+  return entries.map((entry) => (addresses.has(entry) ? { line: entry.line, key: null, why: ADDRESS_LINE } : entry));
+}
+
+async function keyOfLine(line: string, base: string): Promise<{ key: KeyText | null; why: string }> {
+  let size = 0;
+  try {
+    size = getBase58Encoder().encode(line).length;
+  } catch {
+    // not base58: a path, or nothing usable
+  }
+  if (line.startsWith('[') || size === 32 || size === 64) return { key: parseKeyText(line), why: 'not a key' };
+  try {
+    return { key: parseKeyText(await readFile(resolve(base, line), 'utf8')), why: 'its key file does not hold a key' };
+  } catch (error) {
+    return { key: null, why: `not a key, nor a key file that can be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+}
+
+const ADDRESS_LINE =
+  'holds a wallet address, not a private key (read as a 32-byte seed it opens an empty wallet, while the address holds accounts or SOL): put the 64-byte secret key there';
+
+/** Owners per preview request of the check: well under any server's MAX_OWNERS_PER_REQUEST. */
+const OWNERS_PER_CHECK = 100;
+
+/**
+ * The entries whose key is really a wallet address. A 32-byte base58 text is both an address and a
+ * seed, and nothing in its bytes tells which; the service tells them apart by the chain (a seed that
+ * opens a wallet with nothing in it is, in practice, an address pasted by mistake), and so does
+ * this: such a line is an address when the wallet its seed opens holds no SOL and no account while
+ * the address itself holds accounts or SOL. One preview of many owners per OWNERS_PER_CHECK
+ * addresses, no key sent: only lines of 32 bytes are checked (a 64-byte secret key is never an
+ * address), so a file of exported secret keys costs no request.
+ */
+export async function addressLines(client: CinderClient, entries: readonly KeyFileEntry[]): Promise<Set<KeyFileEntry>> {
+  const candidates: { entry: KeyFileEntry; seedWallet: string; address: string }[] = [];
+  for (const entry of entries) {
+    if (typeof entry.key !== 'string') continue;
+    let size: number;
+    try {
+      size = getBase58Encoder().encode(entry.key).length;
+    } catch {
+      continue;
+    }
+    if (size !== 32) continue;
+    const seedWallet = await addressOfKey(entry.key);
+    if (seedWallet !== null) candidates.push({ entry, seedWallet, address: entry.key });
+  }
+  const found = new Set<KeyFileEntry>();
+  if (candidates.length === 0) return found;
+  const owners = [...new Set(candidates.flatMap((c) => [c.seedWallet, c.address]))];
+  const holds = new Map<string, boolean>();
+  for (let i = 0; i < owners.length; i += OWNERS_PER_CHECK) {
+    const preview = await client.previewReclaimMany({ owners: owners.slice(i, i + OWNERS_PER_CHECK) });
+    for (const o of preview.owners) holds.set(o.owner, BigInt(o.ownerLamports) > 0n || o.accounts.length > 0);
+  }
+  for (const c of candidates) if (holds.get(c.seedWallet) === false && holds.get(c.address) === true) found.add(c.entry);
+  return found;
 }

@@ -15,9 +15,6 @@
  * a line of a keys file that is not a key is named by its line number only.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { getBase58Encoder } from '@solana/kit';
 import { CinderApiError, type ReclaimPreview, type ReclaimResult } from '../index.ts';
 import {
   addressOption,
@@ -26,7 +23,6 @@ import {
   feePayerOption,
   mintListOption,
   priorityFeeOption,
-  quotedUnlessKey,
   sol,
   stringOption,
   statusBlock,
@@ -34,7 +30,8 @@ import {
   write,
   type CommandContext,
 } from './context.ts';
-import { addressOfKey, parseKeyText, readKey, type KeyText } from './keys.ts';
+import { addressOfKey, readKey, readKeysFile } from './keys.ts';
+import { tokenName } from './names.ts';
 import { reclaimManyCommand } from './reclaimMany.ts';
 
 const ACTIONS = ['close', 'burn_and_close', 'unwrap', 'withdraw_excess', 'keep', 'skip'] as const;
@@ -73,10 +70,21 @@ function optionsOf(ctx: CommandContext): ReclaimOptions {
 
 /** The preview as the CLI prints it: the accounts table, then the sums in SOL. */
 export function formatPreview(preview: ReclaimPreview): string {
-  const rows = preview.accounts.map((a) => [a.address, a.mint, a.action, a.action === 'withdraw_excess' ? a.excessLamports : a.lamports, a.code ?? '']);
+  // Names (cleaned: names.ts) in a TOKEN column right beside the mint, when any token has one.
+  const names = preview.accounts.map(tokenName);
+  const named = names.some((n) => n !== '');
+  const rows = preview.accounts.map((a, i): string[] => [
+    a.address,
+    a.mint,
+    ...(named ? [names[i]!] : []),
+    a.action,
+    a.action === 'withdraw_excess' ? a.excessLamports : a.lamports,
+    a.code ?? '',
+  ]);
   const lines: string[] = [];
   lines.push(`Wallet ${preview.owner}: ${preview.accounts.length} token account${preview.accounts.length === 1 ? '' : 's'}`);
-  if (rows.length > 0) lines.push(table(['ACCOUNT', 'MINT', 'ACTION', 'LAMPORTS', 'CODE'], rows, new Set([3])).trimEnd());
+  const header = ['ACCOUNT', 'MINT', ...(named ? ['TOKEN'] : []), 'ACTION', 'LAMPORTS', 'CODE'];
+  if (rows.length > 0) lines.push(table(header, rows, new Set([named ? 4 : 3])).trimEnd());
   const s = preview.summary;
   const byAction = ACTIONS.map((action) => [action, s[action] ?? preview.accounts.filter((a) => a.action === action).length] as const)
     .filter(([, n]) => n > 0)
@@ -150,7 +158,7 @@ export async function reclaimCommand(ctx: CommandContext): Promise<number> {
   }
   if (keysFile !== undefined && (values['fee-payer'] !== undefined || values.destination !== undefined)) {
     if (hasKey || ownerText !== undefined) throw ctx.usage('--keys-file reads the wallets from the file: give no --owner, --key-file or --key-env with it');
-    return reclaimManyCommand(ctx, keysFile, await keysOf(ctx, keysFile));
+    return reclaimManyCommand(ctx, keysFile, await readKeysFile(ctx, keysFile));
   }
   for (const option of ['destination', 'mints', 'state']) {
     if (values[option] !== undefined) throw ctx.usage(`--${option} goes with --keys-file FILE --fee-payer KEYFILE --destination ADDRESS`);
@@ -174,7 +182,7 @@ export async function reclaimCommand(ctx: CommandContext): Promise<number> {
 async function previewOnly(ctx: CommandContext, owner: string): Promise<number> {
   const options = optionsOf(ctx);
   const client = ctx.client();
-  const preview = await client.previewReclaim({ owner, ...options });
+  const preview = await client.previewReclaim({ owner, ...options, metadata: true });
   if (ctx.values.json) await write(ctx.io.stdout, `${JSON.stringify(preview, null, 2)}\n`);
   else {
     await write(ctx.io.stdout, formatPreview(preview));
@@ -196,7 +204,7 @@ async function reclaimOne(ctx: CommandContext, ownerText: string | undefined): P
     throw ctx.usage(`the key belongs to ${owner}, not to --owner ${ownerText}`);
   }
   const client = ctx.client();
-  const preview = await client.previewReclaim({ owner, ...options });
+  const preview = await client.previewReclaim({ owner, ...options, metadata: true });
   const json = ctx.values.json === true;
   if (!json) await write(ctx.io.stdout, formatPreview(preview));
   if (!hasWork(preview)) {
@@ -258,43 +266,6 @@ interface WalletRow {
 }
 
 /**
- * The keys of a keys file, in order: each line a base58 key, a JSON array of 64 numbers, or the path
- * of a solana-keygen file (relative to the keys file). Blank lines and lines starting with # are
- * skipped. A line that is none of these is reported by its number, never by its text.
- */
-async function keysOf(ctx: CommandContext, file: string): Promise<{ line: number; key: KeyText | null; why: string }[]> {
-  const path = resolve(ctx.io.cwd, file);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw ctx.fail(`cannot read the keys file ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  const entries: { line: number; key: KeyText | null; why: string }[] = [];
-  for (const [index, raw] of text.split(/\r?\n/).entries()) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    entries.push({ line: index + 1, ...(await keyOfLine(line, dirname(path))) });
-  }
-  return entries;
-}
-
-async function keyOfLine(line: string, base: string): Promise<{ key: KeyText | null; why: string }> {
-  let size = 0;
-  try {
-    size = getBase58Encoder().encode(line).length;
-  } catch {
-    // not base58: a path, or nothing usable
-  }
-  if (line.startsWith('[') || size === 32 || size === 64) return { key: parseKeyText(line), why: 'not a key' };
-  try {
-    return { key: parseKeyText(await readFile(resolve(base, line), 'utf8')), why: 'its key file does not hold a key' };
-  } catch (error) {
-    return { key: null, why: `not a key, nor a key file that can be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-}
-
-/**
  * `--keys-file FILE` without a fee payer: each wallet of the file previewed (and with --yes,
  * reclaimed with its own key, as `--key-file` does) one after another, then one summary table. A
  * wallet the server refuses does not stop the others. (One job for all of them, one fee payer
@@ -302,7 +273,7 @@ async function keyOfLine(line: string, base: string): Promise<{ key: KeyText | n
  */
 async function reclaimEachWallet(ctx: CommandContext, file: string): Promise<number> {
   const options = optionsOf(ctx);
-  const entries = await keysOf(ctx, file);
+  const entries = await readKeysFile(ctx, file);
   if (entries.length === 0) throw ctx.fail(`the keys file ${file} holds no key`);
   const client = ctx.client();
   const yes = ctx.values.yes === true;

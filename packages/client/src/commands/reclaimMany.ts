@@ -1,5 +1,5 @@
 /**
- * `cinder reclaim --keys-file F --fee-payer K --destination A` (issue 21 §3): every wallet of the keys
+ * `cinder reclaim --keys-file F --fee-payer K --destination A` (many wallets in one job): every wallet of the keys
  * file reclaimed in one job, the fee payer K paying every fee, every rent going to A. Keyless: the
  * service prepares the transactions (POST /api/reclaim_rent/prepare with `owners`), this command
  * checks and signs them here with the owners' keys and the fee payer's, and relays them
@@ -42,7 +42,7 @@ import {
   write,
   type CommandContext,
 } from './context.ts';
-import { readKey, signerOfKey, type KeyText } from './keys.ts';
+import { readKey, signerOfKey, type KeyFileEntry } from './keys.ts';
 
 export const RECLAIM_MANY_HELP = `  reclaim --keys-file FILE --fee-payer KEYFILE --destination ADDRESS
                              Every wallet of FILE in one job: the fee payer (a key file) pays every fee, and every
@@ -192,12 +192,6 @@ function relayGroups(prepared: PrepareReclaimManyResponse): number[][] {
   return groups;
 }
 
-interface KeyFileEntry {
-  line: number;
-  key: KeyText | null;
-  why: string;
-}
-
 export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, entries: readonly KeyFileEntry[]): Promise<number> {
   const { values } = ctx;
   const destinationText = stringOption(values, 'destination');
@@ -211,12 +205,17 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   const priorityFee = priorityFeeOption(ctx, '0');
   const allowNetLoss = values['allow-net-loss'] === true ? true : undefined;
 
-  // Every key is checked before anything is asked: a job must know all of its wallets.
+  // Every key is checked before anything is asked: a job must know all of its wallets, and a file
+  // with several bad lines is told of every one at once (by number, never by text).
   const signers = new Map<string, KeyPairSigner>();
+  const bad: string[] = [];
   for (const entry of entries) {
     const signer = entry.key === null ? null : await signerOfKey(entry.key);
-    if (signer === null) throw ctx.fail(`${quotedUnlessKey(keysFile)} line ${entry.line}: ${entry.why}; nothing was sent`);
-    signers.set(signer.address, signer);
+    if (signer === null) bad.push(`line ${entry.line}: ${entry.why}`);
+    else signers.set(signer.address, signer);
+  }
+  if (bad.length > 0) {
+    throw ctx.fail(`${quotedUnlessKey(keysFile)} has ${bad.length} bad line${bad.length === 1 ? '' : 's'}; nothing was sent:\n  ${bad.join('\n  ')}`);
   }
   const feePayerSigner = await signerOfKey(await readKey(ctx, 'fee-payer', null));
   if (feePayerSigner === null) throw ctx.fail('the --fee-payer file does not hold a key (base58 secret key or seed, or a solana-keygen array)');

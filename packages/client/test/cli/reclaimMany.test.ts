@@ -190,7 +190,7 @@ describe('cinder reclaim --keys-file --fee-payer --destination', () => {
     await writeFile(join(dir, 'bad.keys'), `${j.owners[0]!.base58SecretKey}\nnot a key\n`, { mode: 0o600 });
     const bad = await cinder(['reclaim', '--keys-file', 'bad.keys', '--fee-payer', 'three.payer.json', '--destination', j.destination, '--yes'], { url });
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /bad\.keys line 2: .*nothing was sent/);
+    assert.match(bad.stderr, /bad\.keys has 1 bad line; nothing was sent:\n {2}line 2: not a key/);
     assert.equal((await stillOpen(t.chain, j.accounts)).length, 24);
   });
 });

@@ -31,6 +31,7 @@ const FIELD_CODES: Record<string, CinderErrorCode> = {
   mint: 'INVALID_MINT',
   priorityFee: 'INVALID_PRIORITY_FEE',
   userPrivateKey: 'INVALID_PRIVATE_KEY',
+  userPrivateKeys: 'INVALID_PRIVATE_KEY',
   n: 'INVALID_N',
   signature: 'INVALID_SIGNATURE',
 };
@@ -61,10 +62,30 @@ export function safeFieldName(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_.-]{0,31}(\[[0-9]{1,4}\])?$/.test(name) ? name : '(a field name that is not shown)';
 }
 
+/**
+ * Lists whose items are each a thing of their own (a wallet, its key, a mint): a problem of an item
+ * names its index (`owners[2]`), so that every bad item of a pasted list is found at once. (A key
+ * given as an array of 64 numbers is one value, not such a list.)
+ */
+const ITEM_LISTS = new Set(['owners', 'userPrivateKeys', 'mints', 'burn', 'transactions']);
+
+/** At most this many problems of list items per answer; their number is also bounded by the list's own limit (MAX_OWNERS_PER_REQUEST). */
+export const MAX_LISTED_ITEMS = 10_000;
+
+const isItem = (field: string) => /\[[0-9]+\]$/.test(field);
+
+/** In their order: every bad item of a list (up to MAX_LISTED_ITEMS), and at most MAX_LISTED_FIELDS other fields. */
+function capped<P extends { field: string }>(problems: readonly P[]): P[] {
+  let items = 0;
+  let fields = 0;
+  return problems.filter((p) => (isItem(p.field) ? ++items <= MAX_LISTED_ITEMS : ++fields <= MAX_LISTED_FIELDS));
+}
+
 function fieldOf(error: AjvError): string {
-  const path = error.instancePath.replace(/^\//, '').split('/')[0] ?? '';
+  const [path = '', index] = error.instancePath.replace(/^\//, '').split('/');
   if (error.keyword === 'required') return safeFieldName(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') return safeFieldName(String(error.params.additionalProperty));
+  if (path !== '' && index !== undefined && /^[0-9]{1,4}$/.test(index) && ITEM_LISTS.has(path)) return `${path}[${index}]`;
   return path === '' ? '' : safeFieldName(path);
 }
 
@@ -97,7 +118,7 @@ export function validationToCinderError(errors: AjvError[], context: string): Ci
             : ((first.keyword === 'type' ? TYPE_MESSAGES[field] : undefined) ?? first.message ?? 'is invalid');
     return { field: field || context, message };
   });
-  const listed = problems.slice(0, MAX_LISTED_FIELDS);
+  const listed = capped(problems);
   if (missing.length > 0) {
     return new CinderError('MISSING_FIELD', `Missing required field${missing.length > 1 ? 's' : ''}: ${listNames(missing)}`, { errors: listed });
   }
@@ -105,8 +126,8 @@ export function validationToCinderError(errors: AjvError[], context: string): Ci
     return new CinderError('UNKNOWN_FIELD', `Unknown field${unknown.length > 1 ? 's' : ''}: ${listNames(unknown)}`, { errors: listed });
   }
   const first = problems[0];
-  const code = (first && FIELD_CODES[first.field]) ?? 'VALIDATION_FAILED';
-  const more = problems.length > MAX_LISTED_FIELDS ? `; and ${problems.length - MAX_LISTED_FIELDS} more` : '';
+  const code = (first && FIELD_CODES[first.field.replace(/\[[0-9]+\]$/, '')]) ?? 'VALIDATION_FAILED';
+  const more = problems.length > listed.length ? `; and ${problems.length - listed.length} more` : '';
   const detail = listed.map((p) => `${p.field} ${p.message}`).join('; ') + more;
   return new CinderError(code, detail, { errors: listed });
 }
@@ -193,7 +214,7 @@ function boundedProblem(error: CinderError): Record<string, unknown> {
   const problem = toProblem(error);
   problem.detail = scrubSecretKeys(problem.detail).slice(0, 2_000);
   if (problem.errors) {
-    problem.errors = problem.errors.slice(0, MAX_LISTED_FIELDS).map((e) => ({
+    problem.errors = capped(problem.errors).map((e) => ({
       // Field paths the routes write (`transactions[0]`) pass; a name that could be a key does not.
       field: e.field.length <= 64 && !/[1-9A-HJ-NP-Za-km-z]{32,}/.test(e.field) ? e.field : safeFieldName(e.field),
       message: scrubSecretKeys(e.message).slice(0, 500),

@@ -11,7 +11,7 @@ import { customErrorCode, describeTransactionError, tokenErrorCode } from '../ch
 import { CinderError, type CinderErrorCode } from '../errors.ts';
 import { computeUnitPriceFor, formatSol } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
-import { feeUpperBound, priorityShare, transactionFee } from '../plan/fees.ts';
+import { feeUpperBound, priorityShare, signatureFees, transactionFee } from '../plan/fees.ts';
 import { assertFeeWithinReclaim, assertOwnerCanPay, canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
 import { netOf } from '../plan/net.ts';
 import {
@@ -190,9 +190,11 @@ async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner:
       planned.map((_, i) => feeUpperBound(1, priorityShare(input.priorityFeeLamports, planned.length, i))),
       reserve,
     );
-  // An owner with no lamports at all (a wallet the sponsor is meant for) cannot pay the first
-  // signature: the same answer without simulating every transaction for the node to refuse it.
-  if (input.ownerLamports === 0n) assertOwnerCanPayBounds();
+  // An owner that cannot pay even the base fees of every transaction (one with no lamports at all,
+  // a wallet the sponsor is meant for, among them) gets the same answer without a simulation of
+  // each transaction: a prepare needs no key, and a stranger's wallet of thousands of accounts must
+  // not cost the operator a simulation per transaction only to be refused.
+  if (input.ownerLamports < signatureFees(planned.length)) assertOwnerCanPayBounds();
   let transactions: CompiledTransaction[];
   try {
     transactions = await priceTransactions(chain, planned, parties, input, deadline);

@@ -29,10 +29,21 @@ export interface MintMetadata {
   looksLikeNft: boolean;
 }
 
-/** Text to show: NULs and other control characters removed, spaces trimmed, at most MAX_TEXT characters; null when empty. */
-function displayText(value: string): string | null {
-  // eslint-disable-next-line no-control-regex
-  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+/**
+ * What is removed from a name before it is shown: controls (Cc: NUL padding, newlines), line and
+ * paragraph separators (Zl, Zp), and every invisible formatting character (Cf). Cf is the whole
+ * Unicode category rather than a list because its members are the ones that change how text
+ * reads without being seen: the bidi embeddings, overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069) and marks (U+200E, U+200F, U+061C) make a scam token's name render as another's,
+ * and zero-width characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E) make two names that
+ * look the same differ. A joiner inside an emoji sequence goes with them: a name is shown as its
+ * separate emoji, never as something it is not.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** Text to show: hidden characters removed (HIDDEN), spaces trimmed, at most MAX_TEXT characters; null when empty. */
+export function displayText(value: string): string | null {
+  const clean = value.replace(HIDDEN, '').trim();
   return clean === '' ? null : [...clean].slice(0, MAX_TEXT).join('');
 }
 

@@ -40,6 +40,7 @@ import { landTransactions, overallStatus, reportLanding, type RecordSent, type O
 import { skippedOf, type SkippedAccount } from './pipeline.ts';
 import { readWallets } from './readWallets.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
+import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 
 export interface ReclaimManyDeps {
   chain: ChainAdapter;
@@ -65,6 +66,12 @@ export interface ManyRequest {
 export interface ManyJob extends ManyRequest {
   feePayer: Address;
   destination: Address;
+  /**
+   * Keyed: the owners whose key came as a 32-byte seed, with the field that gave it. A wallet
+   * address pasted as a key is 32 bytes of base58 too, and reads as a seed of some other, empty,
+   * wallet: such an owner is refused (naming every such field) rather than found to hold nothing.
+   */
+  seedKeys?: ReadonlyMap<Address, string>;
 }
 
 export interface OwnerPlan {
@@ -118,6 +125,14 @@ export interface ManyResult {
   netLamports: bigint;
   skippedAccounts: ManySkippedAccount[];
 }
+
+/**
+ * The most transactions one prepare answers (its relay tokens cover them). Checked on the packing,
+ * which is pure, before any simulation: a prepare needs no key, so its owners can be strangers'
+ * wallets, and simulating a job only to refuse it for its size would let anyone spend the
+ * operator's RPC for nothing.
+ */
+export const MAX_PREPARED_TRANSACTIONS = MAX_RELAY_TOKEN_MESSAGES;
 
 /** Simulations in flight at once (as compile.ts: a job of 1,000 owners is a few hundred transactions). */
 const SIMULATIONS_AT_ONCE = 8;
@@ -194,10 +209,12 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
   }
 
   /**
-   * Read → plan → pack → simulate each transaction (for its compute limit, and for the node to
-   * check it) → price → money rules on the whole job. Throws what stands in the way.
+   * Read → plan → pack → (count: at most `maxTransactions`) → simulate each transaction (for its
+   * compute limit, and for the node to check it) → price → money rules on the whole job. Throws
+   * what stands in the way, and what the packing alone decides (size, the fee payer's balance
+   * against the fee bounds) before the first simulation.
    */
-  async function plan(job: ManyJob, deadline: number): Promise<ManyPlan & { lifetime: BlockhashLifetime }> {
+  async function plan(job: ManyJob, deadline: number, maxTransactions = Infinity): Promise<ManyPlan & { lifetime: BlockhashLifetime }> {
     const ownerSet = new Set(job.owners);
     if (ownerSet.has(job.destination)) {
       throw badField(
@@ -209,8 +226,24 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
       planOwners(job, job.feePayer, job.destination, [job.feePayer, job.destination], deadline),
       chain.getLatestBlockhash(deadline),
     ]);
+    // As the single-owner doors (pipeline.ts): a seed that opens a wallet with no SOL and no
+    // account is, in practice, an address pasted as a key.
+    const addresses = owners.filter((o) => job.seedKeys?.has(o.state.owner) && o.state.ownerLamports === 0n && o.state.accounts.length === 0);
+    if (addresses.length > 0) {
+      const message = 'looks like a wallet address, not a private key: read as a 32-byte seed it opens a wallet with no SOL and no token accounts; send the 64-byte secret key';
+      throw new CinderError('INVALID_PRIVATE_KEY', `${addresses.map((o) => job.seedKeys!.get(o.state.owner)).join(', ')} ${message}. Nothing was sent.`, {
+        errors: addresses.map((o) => ({ field: job.seedKeys!.get(o.state.owner)!, message })),
+      });
+    }
     const closed = new Set(packed.flatMap(closedOf));
     if (closed.has(job.destination)) throw badField('destination', 'is one of the token accounts being closed');
+    if (packed.length > maxTransactions) {
+      throw new CinderError(
+        'VALIDATION_FAILED',
+        `These owners need ${packed.length} transactions; one prepare holds at most ${maxTransactions}. Send fewer owners per request. Nothing was prepared.`,
+        { errors: [{ field: 'owners', message: `needs ${packed.length} transactions, more than ${maxTransactions}` }] },
+      );
+    }
     if (packed.length === 0) {
       const skipped = summarize(owners, []).skippedAccounts;
       throw new CinderError(
@@ -345,7 +378,7 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
 
     /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
     async prepare(job: ManyJob) {
-      const manyPlan = await plan(job, Date.now() + deps.burnDeadlineMs);
+      const manyPlan = await plan(job, Date.now() + deps.burnDeadlineMs, MAX_PREPARED_TRANSACTIONS);
       const transactions = await compile(job, manyPlan);
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       return { plan: manyPlan, transactions };

@@ -1,5 +1,5 @@
 /**
- * GET /api/generate_wallets with Accept: application/x-ndjson (issue 21 §1), over a real socket:
+ * GET /api/generate_wallets with Accept: application/x-ndjson, over a real socket:
  * 200,000 wallets as lines (every line parses, every address is unique, keys match addresses), the
  * hd stream, a vanity stream's progress and matches, the final error line, errors before the first
  * line as problem+json, and a client that leaves stopping the work (the generator's counters, no

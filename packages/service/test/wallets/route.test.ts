@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '@cinder/testkit';
 import { checkBody, referenceAddress, type WalletsBody } from '@cinder/testkit';
 
 const URL = '/api/generate_wallets';
-/** Each rule `n` can break says itself (issue 22: "each INVALID_N says which rule n broke"). */
+/** Each rule `n` can break says itself. */
 const N_NOT_INTEGER = 'must be a base-10 integer from 1 to 10000: digits 0-9 only, without sign, decimal point, exponent, letters or spaces';
 const N_RULES = {
   empty: 'is empty: give the number of wallets, a base-10 integer from 1 to 10000',

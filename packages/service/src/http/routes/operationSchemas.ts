@@ -6,7 +6,8 @@ import { isAddress, type Address } from '@solana/kit';
 import Type, { type TSchema } from 'typebox';
 import { formatSol } from '../../plan/priorityFee.ts';
 import { netOf } from '../../plan/net.ts';
-import { CinderError } from '../../errors.ts';
+import { CinderError, type CinderErrorCode, type FieldProblem } from '../../errors.ts';
+import { isSecretKeyText } from '../../keys/detectSecretKey.ts';
 import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
 import type { OperationResult, PlannedOperation } from '../../operations/pipeline.ts';
 import type { AccountAction } from '../../plan/actions.ts';
@@ -72,17 +73,82 @@ export const OperationDetailsFields = {
   transactions: Type.Array(TransactionReportSchema),
 };
 
-export function parseAddress(value: string, field: string, code: 'INVALID_MINT' | 'INVALID_OWNER'): Address {
-  if (!isAddress(value)) {
-    throw new CinderError(code, `${field} is not a valid base58 Solana address (32 bytes)`, {
-      errors: [{ field, message: 'is not a base58 address of 32 bytes' }],
-    });
-  }
-  return value;
+/**
+ * Why `value` is not an address, or null when it is one. A private key pasted where an address
+ * belongs is said to be one (it has left its owner's machine, so it must be treated as exposed),
+ * and never echoed: only the field's name is.
+ */
+export function addressProblem(value: string, field: string): FieldProblem | null {
+  if (isAddress(value)) return null;
+  if (isSecretKeyText(value)) return { field, message: LOOKS_LIKE_KEY };
+  return { field, message: 'is not a base58 address of 32 bytes' };
 }
 
+const LOOKS_LIKE_KEY = 'looks like a private key: treat it as exposed';
+
+/**
+ * Every problem of a request's fields as one 400: a client that pasted three bad lines learns of
+ * all three at once. The code is the first problem's; the detail names each field and says what
+ * to do about an exposed key, never quoting a value.
+ */
+export function fieldsError(problems: readonly (FieldProblem & { code: CinderErrorCode })[]): CinderError {
+  const first = problems[0]!;
+  const exposed = problems.some((p) => p.message === LOOKS_LIKE_KEY)
+    ? ' A private key sent where an address belongs has left your machine: move what its wallet holds to a new wallet.'
+    : '';
+  const count = problems.length === 1 ? '' : `${problems.length} fields are wrong: `;
+  return new CinderError(first.code, `${count}${problems.map((p) => `${p.field} ${p.message}`).join('; ')}.${exposed} Nothing was sent.`, {
+    errors: problems.map(({ field, message }) => ({ field, message })),
+  });
+}
+
+/**
+ * Checks the address fields of one request and reports every problem at once (`done`): each
+ * `address` or `list` call returns what it parsed (a bad value is returned as given, and the
+ * request is refused at `done`, before the value is used).
+ */
+export function addressChecks() {
+  const problems: (FieldProblem & { code: CinderErrorCode })[] = [];
+  return {
+    problems,
+    address(value: string, field: string, code: 'INVALID_MINT' | 'INVALID_OWNER'): Address {
+      const problem = addressProblem(value, field);
+      if (problem) problems.push({ ...problem, code });
+      return value as Address;
+    },
+    /** `field[i]` each; `distinct`: a value given twice is named at its second index (what it is the same as: `distinct`). */
+    list(values: readonly string[], field: string, code: 'INVALID_MINT' | 'INVALID_OWNER', distinct?: string): Address[] {
+      const seen = new Map<string, number>();
+      return values.map((value, i) => {
+        const address = this.address(value, `${field}[${i}]`, code);
+        const first = seen.get(value);
+        if (distinct !== undefined && first !== undefined) problems.push({ field: `${field}[${i}]`, message: `is the same ${distinct} as ${field}[${first}]: each ${distinct} once`, code: 'VALIDATION_FAILED' });
+        else seen.set(value, i);
+        return address;
+      });
+    },
+    /** Throws every problem found so far as one 400. */
+    done(): void {
+      if (problems.length > 0) throw fieldsError(problems);
+    },
+  };
+}
+
+export function parseAddress(value: string, field: string, code: 'INVALID_MINT' | 'INVALID_OWNER'): Address {
+  const problem = addressProblem(value, field);
+  if (problem) {
+    if (problem.message === LOOKS_LIKE_KEY) throw fieldsError([{ ...problem, code }]);
+    throw new CinderError(code, `${field} is not a valid base58 Solana address (32 bytes)`, { errors: [problem] });
+  }
+  return value as Address;
+}
+
+/** Distinct mints; every bad one named at once. */
 export function parseBurnList(values: readonly string[] | undefined, field = 'burn'): Address[] {
-  return [...new Set((values ?? []).map((value, i) => parseAddress(value, `${field}[${i}]`, 'INVALID_MINT')))];
+  const checks = addressChecks();
+  const mints = checks.list(values ?? [], field, 'INVALID_MINT');
+  checks.done();
+  return [...new Set(mints)];
 }
 
 const u64 = (n: bigint) => n.toString();

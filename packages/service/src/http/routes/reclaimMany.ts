@@ -10,10 +10,10 @@ import { getBase64EncodedWireTransaction } from '@solana/kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
-import { CinderError } from '../../errors.ts';
-import { parsePrivateKey } from '../../keys/parsePrivateKey.ts';
+import { CinderError, type FieldProblem } from '../../errors.ts';
+import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
 import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
-import { issueRelayToken, MAX_RELAY_TOKEN_MESSAGES } from '../../operations/relayToken.ts';
+import { issueRelayToken } from '../../operations/relayToken.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
 import { SPONSORED_TURN_MS } from '../../operations/sponsorPolicy.ts';
 import { formatSol, priorityFeeToLamports } from '../../plan/priorityFee.ts';
@@ -23,13 +23,13 @@ import type { CinderApp } from '../types.ts';
 import {
   accountPreviewOf,
   AccountPreviewSchema,
+  addressChecks,
+  fieldsError,
   AllowNetLossField,
   BurnListField,
   formA,
   formASchema,
   I64,
-  parseAddress,
-  parseBurnList,
   PriorityFeeField,
   problem,
   slotJson,
@@ -43,7 +43,13 @@ const BODY_BYTES_PER_KEY = 320;
 /** The body limit of the doors that take many owners: the general 16 KiB plus room for every key. */
 export const manyOwnersBodyLimit = (config: Pick<Config, 'maxOwnersPerRequest'>) => 16 * 1024 + config.maxOwnersPerRequest * BODY_BYTES_PER_KEY;
 
-const AddressField = Type.String({ minLength: 1, maxLength: 64 });
+/**
+ * Longer than any address (44 characters) on purpose: a private key pasted where an address belongs
+ * (88 characters of base58, or a keygen array as text) must reach the check that names it as a key
+ * (operationSchemas.ts: addressProblem), not fail on its length with no word of what it is.
+ */
+const PASTED_TEXT_MAX = 400;
+const AddressField = Type.String({ minLength: 1, maxLength: PASTED_TEXT_MAX });
 const KeyField = Type.Union(
   [Type.String({ minLength: 1, maxLength: 300 }), Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 64, maxItems: 64 })],
   { description: 'A private key: base58 of the 64-byte secret key, base58 of the 32-byte seed, or the solana-keygen JSON array. Never logged or stored.' },
@@ -51,7 +57,7 @@ const KeyField = Type.Union(
 const ownersField = (max: number) =>
   Type.Array(AddressField, { minItems: 1, maxItems: max, description: `1 to ${max} distinct wallet addresses (MAX_OWNERS_PER_REQUEST)` });
 const MintsField = { ...BurnListField, description: 'Mints whose balances are burned before their accounts are closed (the native mint: unwrap wrapped SOL). Others holding tokens are skipped.' };
-const DestinationField = Type.String({ minLength: 1, maxLength: 64, description: 'The address every close pays its rent to (any address outside the owners; it needs no SOL)' });
+const DestinationField = Type.String({ minLength: 1, maxLength: PASTED_TEXT_MAX, description: 'The address every close pays its rent to (any address outside the owners; it needs no SOL)' });
 
 export const previewManyRequestSchema = (max: number) =>
   Type.Object(
@@ -80,7 +86,7 @@ export const prepareManyRequestSchema = (max: number) =>
   Type.Object(
     {
       owners: ownersField(max),
-      feePayer: Type.String({ minLength: 1, maxLength: 64, description: 'The address that pays every fee and signs every transaction ("sponsor" is refused: see docs/many-wallets.md)' }),
+      feePayer: Type.String({ minLength: 1, maxLength: PASTED_TEXT_MAX, description: 'The address that pays every fee and signs every transaction ("sponsor" is refused: see docs/many-wallets.md)' }),
       destination: DestinationField,
       priorityFee: Type.Optional(PriorityFeeField),
       mints: Type.Optional(MintsField),
@@ -170,31 +176,13 @@ export const PrepareManyResponseSchema = Type.Object({
   skippedAccounts: Type.Array(ManySkippedSchema),
 });
 
-/** `owners[i]` parsed; a bad one, or one given twice, is a 400 naming its index. */
-function parseOwners(values: readonly string[]): Address[] {
-  const seen = new Map<Address, number>();
-  return values.map((value, i) => {
-    const owner = parseAddress(value, `owners[${i}]`, 'INVALID_OWNER');
-    const first = seen.get(owner);
-    if (first !== undefined) throw repeated('owners', first, i);
-    seen.set(owner, i);
-    return owner;
-  });
-}
-
-function repeated(field: string, first: number, again: number): CinderError {
-  const message = `is the same owner as ${field}[${first}]: each owner once`;
-  return new CinderError('VALIDATION_FAILED', `${field}[${again}] ${message}. Nothing was sent.`, { errors: [{ field: `${field}[${again}]`, message }] });
-}
-
-/** A key decoded into a non-extractable signer; a bad one is a 400 naming `field` (never the key). */
-async function parseKey(input: string | number[], field: string): Promise<KeyPairSigner> {
+/** A key decoded into a non-extractable signer, or the problem of `field` (its reason, never the key). */
+async function parseKey(input: string | number[], field: string): Promise<{ signer: KeyPairSigner; isSeed: boolean } | FieldProblem> {
   try {
-    return await parsePrivateKey(input);
+    return await parsePrivateKeyWithForm(input);
   } catch (error) {
     if (!(error instanceof CinderError)) throw error;
-    const reason = error.errors?.[0]?.message ?? 'is not a valid private key';
-    throw new CinderError('INVALID_PRIVATE_KEY', `${field} is not a valid private key: ${reason}.`, { errors: [{ field, message: reason }] });
+    return { field, message: error.errors?.[0]?.message ?? 'is not a valid private key' };
   }
 }
 
@@ -255,6 +243,23 @@ function resultJson(result: ManyResult) {
   });
 }
 
+/** The `maxItems` of a list field of an object schema (TypeBox schemas are JSON Schema objects). */
+function maxItemsOf(schema: TSchema, field: string): number | undefined {
+  const property = (schema as { properties?: Record<string, { maxItems?: unknown }> }).properties?.[field];
+  return typeof property?.maxItems === 'number' ? property.maxItems : undefined;
+}
+
+/**
+ * A list of owners (or of their keys) longer than MAX_OWNERS_PER_REQUEST is refused naming that
+ * variable, before the schema runs: the operator can raise it, the client can split the list, and
+ * Ajv's "must NOT have more than 1000 items" says neither.
+ */
+function assertWithinOwnerLimit(values: unknown, field: string, max: number | undefined): void {
+  if (max === undefined || !Array.isArray(values) || values.length <= max) return;
+  const message = `holds ${values.length} items; at most ${max} per request (MAX_OWNERS_PER_REQUEST)`;
+  throw new CinderError('VALIDATION_FAILED', `${field} ${message}: send them in several requests. Nothing was sent.`, { errors: [{ field, message }] });
+}
+
 /**
  * preValidation of a door with two body forms: both keys at once is a 400 naming them; otherwise
  * the body is checked against the form its key names, so errors speak of that form only (the
@@ -275,6 +280,7 @@ export function chooseForm(options: { single: string; many: string; singleSchema
         ],
       });
     }
+    if (hasMany) assertWithinOwnerLimit((body as Record<string, unknown>)[options.many], options.many, maxItemsOf(options.manySchema, options.many));
     const validate = request.compileValidationSchema(hasMany ? options.manySchema : options.singleSchema);
     if (!validate(body)) throw validationToCinderError((validate.errors ?? []) as Parameters<typeof validationToCinderError>[0], 'body');
   };
@@ -310,22 +316,41 @@ export async function reclaimManyHandler(
   body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number; mints?: string[]; allowNetLoss?: boolean },
 ) {
   const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
-  const destination = parseAddress(body.destination, 'destination', 'INVALID_OWNER');
-  const burn = parseBurnList(body.mints, 'mints');
-  const priorityFeeLamports = priorityFeeToLamports(body.priorityFee, config.maxPriorityFeeLamports);
-  // Decoded at once into non-extractable keys (the bytes are wiped): only CryptoKeys are kept.
-  const feePayer = await parseKey(body.feePayerPrivateKey, 'feePayerPrivateKey');
+  const checks = addressChecks();
+  const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
+  const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');
+  // Every key is decoded, and every bad one named, before any is used: a list of keys with three
+  // bad lines is answered with the three. Decoded at once into non-extractable keys (the bytes are
+  // wiped): only CryptoKeys are kept.
+  const keyProblems: FieldProblem[] = [];
+  const feePayerKey = await parseKey(body.feePayerPrivateKey, 'feePayerPrivateKey');
+  const feePayer = 'signer' in feePayerKey ? feePayerKey.signer : null;
+  if (!('signer' in feePayerKey)) keyProblems.push(feePayerKey);
   const owners = new Map<Address, KeyPairSigner>();
   const indexOf = new Map<Address, number>();
+  /** Owners whose key came as a 32-byte seed, by their field: a wallet address pasted as a key reads as one (operations/reclaimMany.ts). */
+  const seedKeys = new Map<Address, string>();
   for (const [i, key] of body.userPrivateKeys.entries()) {
-    const signer = await parseKey(key, `userPrivateKeys[${i}]`);
-    const first = indexOf.get(signer.address);
-    if (first !== undefined) throw repeated('userPrivateKeys', first, i);
-    indexOf.set(signer.address, i);
-    owners.set(signer.address, signer);
+    const parsed = await parseKey(key, `userPrivateKeys[${i}]`);
+    if (!('signer' in parsed)) {
+      keyProblems.push(parsed);
+      continue;
+    }
+    const first = indexOf.get(parsed.signer.address);
+    if (first !== undefined) {
+      keyProblems.push({ field: `userPrivateKeys[${i}]`, message: `is the same owner as userPrivateKeys[${first}]: each owner once` });
+      continue;
+    }
+    indexOf.set(parsed.signer.address, i);
+    owners.set(parsed.signer.address, parsed.signer);
+    if (parsed.isSeed) seedKeys.set(parsed.signer.address, `userPrivateKeys[${i}]`);
   }
+  if (feePayer === null || keyProblems.length > 0 || checks.problems.length > 0) {
+    throw fieldsError([...keyProblems.map((p) => ({ ...p, code: 'INVALID_PRIVATE_KEY' as const })), ...checks.problems]);
+  }
+  const priorityFeeLamports = priorityFeeToLamports(body.priorityFee, config.maxPriorityFeeLamports);
   const result = await reclaimMany.execute(
-    { owners: [...owners.keys()], feePayer: feePayer.address, destination, burn, priorityFeeLamports, allowNetLoss: body.allowNetLoss ?? false },
+    { owners: [...owners.keys()], feePayer: feePayer.address, destination, burn: [...new Set(burn)], priorityFeeLamports, allowNetLoss: body.allowNetLoss ?? false, seedKeys },
     { feePayer, owners },
     { deadline, recordSent: (signatures, lastValidBlockHeight) => request.cinderRecordSent(signatures, lastValidBlockHeight) },
   );
@@ -338,26 +363,23 @@ export async function prepareManyHandler(
   { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
   body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean },
 ) {
-  const owners = parseOwners(body.owners);
   if (body.feePayer === 'sponsor') throw refuseSponsor();
-  const feePayer = parseAddress(body.feePayer, 'feePayer', 'INVALID_OWNER');
-  const destination = parseAddress(body.destination, 'destination', 'INVALID_OWNER');
+  const checks = addressChecks();
+  const owners = checks.list(body.owners, 'owners', 'INVALID_OWNER', 'owner');
+  const feePayer = checks.address(body.feePayer, 'feePayer', 'INVALID_OWNER');
+  const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
+  const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');
+  checks.done();
   const job = {
     owners,
     feePayer,
     destination,
-    burn: parseBurnList(body.mints, 'mints'),
+    burn: [...new Set(burn)],
     priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
     allowNetLoss: body.allowNetLoss ?? false,
   };
+  // Refused over MAX_PREPARED_TRANSACTIONS from the packing, before any simulation (operations/reclaimMany.ts).
   const { plan, transactions } = await reclaimMany.prepare(job);
-  if (transactions.length > MAX_RELAY_TOKEN_MESSAGES) {
-    throw new CinderError(
-      'VALIDATION_FAILED',
-      `These owners need ${transactions.length} transactions; one prepare holds at most ${MAX_RELAY_TOKEN_MESSAGES}. Send fewer owners per request. Nothing was prepared.`,
-      { errors: [{ field: 'owners', message: `needs more than ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
-    );
-  }
   // One relay token per group of transactions that fits one relay request: each proves the
   // service prepared these exact messages (their closes pay out to the destination, not the owner).
   const expiresAt = Date.now() + SPONSORED_TURN_MS;
@@ -394,6 +416,10 @@ export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRoute
     {
       config: { problemCodes: [...JSON_BODY_PROBLEMS, 'INVALID_OWNER', 'INVALID_MINT', 'INVALID_PRIORITY_FEE', 'RPC_UNAVAILABLE', 'SERVICE_UNAVAILABLE', ...API_PROBLEMS] },
       bodyLimit: manyOwnersBodyLimit(config),
+      preValidation: async (request) => {
+        const body = request.body as { owners?: unknown } | null;
+        if (body && typeof body === 'object') assertWithinOwnerLimit(body.owners, 'owners', config.maxOwnersPerRequest);
+      },
       schema: {
         summary: 'Preview a rent reclaim of many wallets (no key)',
         description:
@@ -405,8 +431,10 @@ export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRoute
       },
     },
     async (request) => {
-      const owners = parseOwners(request.body.owners);
-      const burn = parseBurnList(request.body.mints, 'mints');
+      const checks = addressChecks();
+      const owners = checks.list(request.body.owners, 'owners', 'INVALID_OWNER', 'owner');
+      const burn = [...new Set(checks.list(request.body.mints ?? [], 'mints', 'INVALID_MINT'))];
+      checks.done();
       const priorityFeeLamports = priorityFeeToLamports(request.body.priorityFee ?? 0, config.maxPriorityFeeLamports);
       // One of the client's preview slots for the whole request (src/http/rateLimit.ts), whatever its size.
       const release = previewSlots.acquire(request.cinderClient);
