@@ -1,5 +1,5 @@
 /**
- * The wallets budget of a streamed generate_wallets request over a real socket (
+ * The wallets budget of a streamed generate_wallets request over a real socket (see
  * docs/api-keys-and-limits.md): with RATE_LIMIT_WALLETS_PER_MIN = 50, a stream of n = 60 is not
  * refused; it pauses once its client has 50 wallets (the window is a minute, so this test waits
  * for one reset), while another client's request is served at once and the same client's JSON
