@@ -21,7 +21,11 @@ import {
 } from '@solana/kit';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { epochPosition, type EpochScheduleParams } from './epochs.ts';
-import { decodeTokenAccount, isTokenProgram, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type UiTokenAmount } from './jsonParsed.ts';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type UiTokenAmount } from './jsonParsed.ts';
+import { TokenAccountIndex, type TokenAccountSnapshot } from './tokenIndex.ts';
+import { SlotSysvars } from './slotSysvars.ts';
+
+export type { TokenAccountSnapshot } from './tokenIndex.ts';
 import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM } from './parsedInstructions.ts';
 import type { TransactionErrorJson } from './txErrors.ts';
 import type { DecodedMessage, WireTransaction } from './wire.ts';
@@ -78,14 +82,6 @@ export interface ReturnDataJson {
   data: [string, 'base64'];
 }
 
-/** An account of a token program as stored (the shape of accounts.ts's RawAccount). */
-export interface TokenAccountSnapshot {
-  readonly lamports: bigint;
-  readonly data: Uint8Array;
-  readonly owner: Address;
-  readonly executable: boolean;
-}
-
 export interface LoadedAddresses {
   writable: Address[];
   readonly: Address[];
@@ -115,8 +111,24 @@ export interface TxRecord {
 
 export interface SignatureConfirmation {
   confirmations: number | null;
-  confirmationStatus: 'confirmed' | 'finalized';
+  confirmationStatus: 'processed' | 'confirmed' | 'finalized';
 }
+
+/**
+ * When a sent transaction executes. `validator`: as on a test validator, in the next slot (about
+ * 0.4 s after the send), confirmed two slots after that; `instant`: inside the call that sends it,
+ * in the current slot, and confirmed at once (fast tests of code that only needs a chain).
+ */
+export type Timing = 'validator' | 'instant';
+
+export interface ChainOptions {
+  timing?: Timing;
+  /** Whether Token-2022's native mint exists at start (a fresh test validator has none). */
+  token2022NativeMint?: boolean;
+}
+
+/** Slots between a transaction's slot and its optimistic confirmation with validator timing. */
+export const CONFIRMATION_DEPTH = 2;
 
 type Listener<T> = (value: T) => void;
 
@@ -179,6 +191,8 @@ export class Chain {
    */
   readonly clusterGenesisHash: string;
   readonly identity: Address;
+  /** The vote account of this chain's one validator (getVoteAccounts). */
+  readonly votePubkey: Address;
   readonly logger: Logger;
   /** Fired after every new slot (timer, warp). */
   readonly slotAdvanced: Signal<number>;
@@ -193,6 +207,10 @@ export class Chain {
   readonly accountsChanged: Signal<readonly string[]>;
 
   private currentSlot = 0;
+  readonly timing: Timing;
+  private readonly slotSysvars: SlotSysvars;
+  /** Sent transactions waiting for the next slot (validator timing), in arrival order. */
+  private pending: (() => void)[] = [];
   private readonly schedule: EpochScheduleParams;
   /** blockhash → block height that produced it; insertion order = age. */
   private readonly blockhashes = new Map<string, number>();
@@ -222,32 +240,18 @@ export class Chain {
    * cannot list all its accounts, and no account changes any other way. Closed ones are pruned.
    */
   private readonly knownAddresses = new Set<Address>();
-  /**
-   * Token accounts by owner and by delegate (getTokenAccountsByOwner / ByDelegate), kept as accounts
-   * are written: a query reads one holder's accounts instead of scanning every account of the token
-   * programs, which took 0.2–0.5 s per query with a few thousand accounts, on the event loop that
-   * `npm start` shares with the service.
-   */
-  private readonly tokenAccountsByHolder = { owner: new Map<Address, Set<Address>>(), delegate: new Map<Address, Set<Address>>() };
-  /** The holders of each indexed token account. */
-  private readonly tokenAccountHolders = new Map<Address, { owner: Address; delegate: Address | null }>();
-  /**
-   * Every account of the token programs (token accounts and mints) written since the start, as last
-   * written: reads of them are answered without asking LiteSVM again, whose getAccount converts
-   * addresses through base58 both ways (most of the cost of reading a 3,000-account wallet and its
-   * mints). Safe because such an account changes only where a transaction or a direct write writes
-   * it, and every write passes through indexTokenAccounts before the next request is answered.
-   */
-  private readonly tokenProgramAccounts = new Map<Address, TokenAccountSnapshot>();
+  readonly tokenIndex: TokenAccountIndex;
 
-  constructor(logger: Logger) {
+  constructor(logger: Logger, options: ChainOptions = {}) {
     this.logger = logger;
+    this.timing = options.timing ?? 'validator';
     this.slotAdvanced = new Signal(logger);
     this.rooted = new Signal(logger);
     this.transactionLanded = new Signal(logger);
     this.accountsChanged = new Signal(logger);
     // LiteSVM only accepts its newest blockhash; the window of recent ones is enforced here.
     this.svm = new LiteSVM().withNativeMints().withBlockhashCheck(false).withSigverify(true);
+    this.tokenIndex = new TokenAccountIndex(this.svm);
     for (const program of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM, ASSOCIATED_TOKEN_PROGRAM]) {
       const account = this.svm.getAccount(address(program));
       if (!account.exists || !account.executable) throw new Error(`LiteSVM is missing the program ${program}`);
@@ -255,6 +259,13 @@ export class Chain {
     for (const mint of [NATIVE_MINT, NATIVE_MINT_2022]) {
       if (!this.svm.getAccount(address(mint)).exists) throw new Error(`LiteSVM is missing the native mint ${mint}`);
     }
+    // A test validator's genesis has SPL Token's native mint only; Token-2022's is made by its
+    // CreateNativeMint instruction, which fails if the account exists.
+    if (!options.token2022NativeMint) {
+      const empty = { lamports: 0n as Lamports, data: new Uint8Array(), programAddress: address(SYSTEM_PROGRAM), executable: false, space: 0n };
+      this.svm.setAccount({ address: address(NATIVE_MINT_2022), ...empty });
+    }
+    this.slotSysvars = new SlotSysvars(this.svm, this.timing === 'instant');
     const schedule = this.svm.getEpochSchedule();
     this.schedule = {
       slotsPerEpoch: schedule.slotsPerEpoch,
@@ -271,7 +282,9 @@ export class Chain {
     clock.epochStartTimestamp = BigInt(genesisTime);
     this.svm.setClock(clock);
     this.syncClock(genesisTime);
+    this.slotSysvars.produced([{ slot: 0, blockhash: this.genesisHash }], { slot: 0, blockhash: this.genesisHash });
     this.identity = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
+    this.votePubkey = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     this.clusterGenesisHash = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     for (const owner of GENESIS_OWNERS) {
       for (const account of this.svm.getProgramAccounts(address(owner))) {
@@ -379,10 +392,33 @@ export class Chain {
     return Math.max(0, this.currentSlot - FINALIZATION_DEPTH);
   }
 
-  /** The slot a read at `commitment` sees: the tip, or the finalized slot. */
-  slotAt(commitment: 'processed' | 'confirmed' | 'finalized'): number {
-    return commitment === 'finalized' ? this.finalizedSlot : this.currentSlot;
+  /**
+   * Slots a landed transaction needs on top of it to count as confirmed: none with instant timing,
+   * nor without a slot clock (nothing would ever confirm it).
+   */
+  get confirmationDepth(): number {
+    return this.timing === 'validator' && this.timer ? CONFIRMATION_DEPTH : 0;
   }
+
+  /** The newest optimistically confirmed slot. */
+  get confirmedSlot(): number {
+    return Math.max(0, this.currentSlot - this.confirmationDepth);
+  }
+
+  /** The slot a read at `commitment` sees: the tip, the confirmed slot, or the finalized slot. */
+  slotAt(commitment: 'processed' | 'confirmed' | 'finalized'): number {
+    return commitment === 'finalized' ? this.finalizedSlot : commitment === 'confirmed' ? this.confirmedSlot : this.currentSlot;
+  }
+
+  /**
+   * Runs a sent transaction's execution: in the next slot with validator timing while the slot
+   * clock runs, else now (instant timing, or no clock to bring a next slot).
+   */
+  enqueue(execute: () => void): void {
+    if (this.timing === 'validator' && this.timer) this.pending.push(execute);
+    else execute();
+  }
+
 
   get blockTime(): number {
     return this.blocks.get(this.currentSlot)?.blockTime ?? this.nowSeconds();
@@ -495,6 +531,7 @@ export class Chain {
     const previousRoot = this.finalizedSlot;
     const now = this.nowSeconds();
     let parent = this.blockAtOrBefore(this.currentSlot);
+    const produced: BlockInfo[] = [];
     for (let slot = Math.max(this.currentSlot + 1, target - MAX_PROCESSING_AGE); slot <= target; slot++) {
       this.svm.expireBlockhash();
       this.latest = this.svm.latestBlockhash();
@@ -510,6 +547,7 @@ export class Chain {
         signatures: [],
       };
       this.blocks.set(slot, block);
+      produced.push(block);
       parent = block;
     }
     this.currentSlot = target;
@@ -523,7 +561,12 @@ export class Chain {
       this.blocks.delete(oldest.value);
     }
     this.syncClock(parent?.blockTime ?? now);
+    this.slotSysvars.produced(produced, { slot: target, blockhash: this.latest });
     this.slotAdvanced.emit(target);
+    // Transactions sent during the previous slot execute in this one.
+    const pending = this.pending;
+    this.pending = [];
+    for (const execute of pending) execute();
     const roots = this.blockSlots(previousRoot + 1, this.finalizedSlot, Number.MAX_SAFE_INTEGER);
     if (roots.length > 0) this.rooted.emit(roots);
   }
@@ -575,14 +618,14 @@ export class Chain {
     }
     this.recentLanded.push(record);
     while (this.recentLanded.length > 0 && this.recentLanded[0]!.slot + MAX_PROCESSING_AGE < record.slot) this.recentLanded.shift();
-    this.indexTokenAccounts(touched);
+    this.tokenIndex.update(touched);
     this.transactionLanded.emit(record);
     this.accountsChanged.emit(touched);
   }
 
   /** The token accounts (either program) whose owner, or delegate, is `holder`, as last written. */
   tokenAccountsHeldBy(role: 'owner' | 'delegate', holder: Address): { address: Address; account: TokenAccountSnapshot }[] {
-    return [...(this.tokenAccountsByHolder[role].get(holder) ?? [])].map((address) => ({ address, account: this.tokenProgramAccounts.get(address)! }));
+    return this.tokenIndex.heldBy(role, holder);
   }
 
   /**
@@ -591,36 +634,7 @@ export class Chain {
    * state may be ahead of it.
    */
   writtenTokenProgramAccount(address: Address): TokenAccountSnapshot | undefined {
-    return this.tokenProgramAccounts.get(address);
-  }
-
-  /** Re-reads written accounts into the token-account index (an account only changes when written). */
-  private indexTokenAccounts(addresses: readonly string[]): void {
-    const index = (role: 'owner' | 'delegate', holder: Address, account: Address, add: boolean) => {
-      const map = this.tokenAccountsByHolder[role];
-      const set = map.get(holder);
-      if (add) map.set(holder, (set ?? new Set()).add(account));
-      else if (set?.delete(account) && set.size === 0) map.delete(holder);
-    };
-    for (const written of addresses) {
-      const account = written as Address;
-      const previous = this.tokenAccountHolders.get(account);
-      if (previous) {
-        index('owner', previous.owner, account, false);
-        if (previous.delegate) index('delegate', previous.delegate, account, false);
-        this.tokenAccountHolders.delete(account);
-      }
-      this.tokenProgramAccounts.delete(account);
-      const stored = this.svm.getAccount(account);
-      if (!stored.exists || !isTokenProgram(stored.programAddress)) continue;
-      const snapshot = { lamports: stored.lamports, data: new Uint8Array(stored.data), owner: stored.programAddress, executable: stored.executable };
-      this.tokenProgramAccounts.set(account, snapshot);
-      const token = decodeTokenAccount(snapshot.data, snapshot.owner);
-      if (!token) continue;
-      this.tokenAccountHolders.set(account, { owner: token.owner, delegate: token.delegate });
-      index('owner', token.owner, account, true);
-      if (token.delegate) index('delegate', token.delegate, account, true);
-    }
+    return this.tokenIndex.written(address);
   }
 
   /** Drops the oldest record and its entries in the address index (it is the oldest there too). */
@@ -643,9 +657,8 @@ export class Chain {
 
   confirmationOf(record: TxRecord): SignatureConfirmation {
     const depth = this.currentSlot - record.slot;
-    return depth >= FINALIZATION_DEPTH
-      ? { confirmations: null, confirmationStatus: 'finalized' }
-      : { confirmations: depth, confirmationStatus: 'confirmed' };
+    if (depth >= FINALIZATION_DEPTH) return { confirmations: null, confirmationStatus: 'finalized' };
+    return { confirmations: depth, confirmationStatus: depth >= this.confirmationDepth ? 'confirmed' : 'processed' };
   }
 
   /**
@@ -694,6 +707,12 @@ export class Chain {
     return this.svm.getBalance(account) ?? 0n;
   }
 
+  /** Counts an account that was written into LiteSVM directly (a program it deployed) at start. */
+  registerCreated(account: Address, lamports: bigint): void {
+    this.supply += lamports;
+    this.knownAddresses.add(account);
+  }
+
   /** Writes an account directly (test-only RPC and tests); subscribers are told. */
   setAccount(account: { address: Address; lamports: bigint; data: Uint8Array; owner: Address; executable: boolean }): void {
     this.supply += account.lamports - this.balanceOf(account.address);
@@ -706,7 +725,7 @@ export class Chain {
       space: BigInt(account.data.length),
     });
     this.knownAddresses.add(account.address);
-    this.indexTokenAccounts([account.address]);
+    this.tokenIndex.update([account.address]);
     this.accountsChanged.emit([account.address]);
   }
 }

@@ -16,7 +16,8 @@ import {
 } from './params.ts';
 import { withContext, type RpcMethodTable } from './rpcContext.ts';
 import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
-import { AirdropError, feeForMessage, requestAirdrop, simulateTransaction, submitTransaction, type SendHold } from './transactions.ts';
+import type { Faucet } from './faucet.ts';
+import { feeForMessage, simulateTransaction, submitTransaction, type SendHold } from './transactions.ts';
 import { encodeTransactionWithMeta, parsedInnerInstructions, transactionEncodingOption } from './txEncoding.ts';
 import { decodeMessageText, decodeTransactionText, WireError, type BinaryEncoding, type WireTransaction } from './wire.ts';
 
@@ -82,7 +83,7 @@ export function checkVersionSupported(version: 'legacy' | 0, maxVersion: unknown
 }
 
 /** `hold`: the test-mode fault that keeps sent transactions in flight for a while (faults.ts). */
-export function transactionMethods(chain: Chain, hold?: SendHold): RpcMethodTable {
+export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold): RpcMethodTable {
   return {
     sendTransaction(params) {
       const config = configParam(params, 1);
@@ -182,12 +183,7 @@ export function transactionMethods(chain: Chain, hold?: SendHold): RpcMethodTabl
       const recipient = addressParam(requireParam(params, 0, 'address'));
       const lamports = u64Param(requireParam(params, 1, 'lamports'), 'lamports');
       checkContext(chain, configParam(params, 2));
-      try {
-        return requestAirdrop(chain, recipient, lamports);
-      } catch (err) {
-        if (err instanceof AirdropError) throw new RpcError(RpcErrorCode.INTERNAL_ERROR, err.message);
-        throw err;
-      }
+      return faucet.airdrop(recipient, lamports);
     },
   };
 }

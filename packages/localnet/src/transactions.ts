@@ -246,15 +246,26 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
       };
     }
   }
-  const releasedLater = options.hold?.(() => {
-    chain.tick();
+  const runLater = () => {
     try {
       executeTransaction(chain, wire);
     } catch (err) {
-      chain.logger.error({ err, signature: wire.signature }, 'localnet held transaction failed');
+      chain.logger.error({ err, signature: wire.signature }, 'localnet transaction failed to execute');
     }
+  };
+  const releasedLater = options.hold?.(() => {
+    chain.tick();
+    chain.enqueue(runLater);
   });
-  return releasedLater ? { kind: 'accepted', signature: wire.signature } : executeTransaction(chain, wire);
+  if (releasedLater) return { kind: 'accepted', signature: wire.signature };
+  if (chain.timing === 'instant') return executeTransaction(chain, wire);
+  // The RPC sanitizes before it forwards, with or without preflight: a lookup that cannot be
+  // resolved is refused now rather than dropped in the next slot.
+  if (options.skipPreflight && chain.resolveLoadedAddresses(wire.message) === null) {
+    return { kind: 'invalid', message: 'invalid transaction: Transaction loads an address table account that doesn\'t exist' };
+  }
+  chain.enqueue(runLater);
+  return { kind: 'accepted', signature: wire.signature };
 }
 
 /** Executes and records a sent transaction that passed preflight (or skipped it). */
@@ -328,49 +339,6 @@ function chargeFee(chain: Chain, payer: Address, fee: bigint): void {
   const account = chain.svm.getAccount(payer);
   if (!account.exists) return;
   chain.svm.setAccount({ ...account, lamports: (account.lamports - fee) as Lamports });
-}
-
-export class AirdropError extends Error {
-  override name = 'AirdropError';
-}
-
-/** requestAirdrop through LiteSVM's built-in faucet; recorded like any landed transaction. */
-export function requestAirdrop(chain: Chain, recipient: Address, lamports: bigint): string {
-  let result = chain.svm.airdrop(recipient, lamports as Lamports);
-  // The faucet transaction is deterministic per blockhash: a second identical request in the same
-  // slot would be a duplicate, so move to a fresh blockhash and retry once.
-  if (result instanceof FailedTransactionMetadata && transactionErrorToJson(result) === 'AlreadyProcessed') {
-    chain.refreshBlockhash();
-    result = chain.svm.airdrop(recipient, lamports as Lamports);
-  }
-  if (result === null) throw new AirdropError('airdrop request failed');
-  if (result instanceof FailedTransactionMetadata) {
-    throw new AirdropError(`airdrop request failed: ${transactionErrorMessage(transactionErrorToJson(result))}`);
-  }
-  const signature = base58.decode(result.signature());
-  chain.land(
-    {
-      signature,
-      slot: chain.slot,
-      blockTime: chain.blockTime,
-      err: null,
-      fee: LAMPORTS_PER_SIGNATURE,
-      preBalances: [],
-      postBalances: [],
-      preTokenBalances: [],
-      postTokenBalances: [],
-      logs: result.logs(),
-      computeUnitsConsumed: result.computeUnitsConsumed(),
-      innerInstructions: [],
-      returnData: null,
-      loadedAddresses: { writable: [], readonly: [] },
-      wire: null,
-      computeUnitPrice: 0n,
-      writableAccounts: [recipient],
-    },
-    [recipient],
-  );
-  return signature;
 }
 
 /** getFeeForMessage: null when the blockhash is outside the window, as on the validator. */
