@@ -392,12 +392,9 @@ export class Chain {
     return Math.max(0, this.currentSlot - FINALIZATION_DEPTH);
   }
 
-  /**
-   * Slots a landed transaction needs on top of it to count as confirmed: none with instant timing,
-   * nor without a slot clock (nothing would ever confirm it).
-   */
+  /** Slots a landed transaction needs on top of it to count as confirmed (none with instant timing). */
   get confirmationDepth(): number {
-    return this.timing === 'validator' && this.timer ? CONFIRMATION_DEPTH : 0;
+    return this.timing === 'validator' ? CONFIRMATION_DEPTH : 0;
   }
 
   /** The newest optimistically confirmed slot. */
@@ -411,11 +408,11 @@ export class Chain {
   }
 
   /**
-   * Runs a sent transaction's execution: in the next slot with validator timing while the slot
-   * clock runs, else now (instant timing, or no clock to bring a next slot).
+   * Runs a sent transaction's execution: with validator timing in the next slot, whether the clock
+   * or a warp produces it (without a clock, sends wait for a warp); with instant timing now.
    */
   enqueue(execute: () => void): void {
-    if (this.timing === 'validator' && this.timer) this.pending.push(execute);
+    if (this.timing === 'validator') this.pending.push(execute);
     else execute();
   }
 
@@ -527,6 +524,12 @@ export class Chain {
    * have no block, like skipped slots on a real cluster).
    */
   private produceSlots(count: number): void {
+    // Sends waiting for the next slot execute in the first slot produced, not the last of a warp.
+    if (this.pending.length > 0 && count > 1) {
+      this.produceSlots(1);
+      this.produceSlots(count - 1);
+      return;
+    }
     const target = this.currentSlot + count;
     const previousRoot = this.finalizedSlot;
     const now = this.nowSeconds();

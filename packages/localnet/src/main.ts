@@ -4,7 +4,7 @@
  * so that scripts written for it carry over. `--help` lists them all.
  */
 import pino from 'pino';
-import { PreloadError, startLocalnet, type LocalnetOptions } from './index.ts';
+import { startLocalnet, type LocalnetOptions } from './index.ts';
 
 const HELP = `Usage: cinder-localnet [options]
 
@@ -29,11 +29,11 @@ Options:
   -h, --help                       Show this help
 `;
 
-export class UsageError extends Error {}
+class UsageError extends Error {}
 
 /** Parses argv into startLocalnet's options; throws UsageError naming the bad argument. */
-export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): (LocalnetOptions & { help?: boolean }) {
-  const options: LocalnetOptions & { help?: boolean } = { port: readPort(env.LOCALNET_PORT) };
+function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): (LocalnetOptions & { help?: boolean }) {
+  const options: LocalnetOptions & { help?: boolean } = { port: -1 };
   const accounts: NonNullable<LocalnetOptions['accounts']>[number][] = [];
   const accountDirs: string[] = [];
   const bpfPrograms: NonNullable<LocalnetOptions['bpfPrograms']>[number][] = [];
@@ -95,6 +95,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         throw new UsageError(`Unknown option '${flag}' (see --help)`);
     }
   }
+  if (options.port === -1) options.port = readPort(env.LOCALNET_PORT);
   return { ...options, accounts, accountDirs, bpfPrograms, upgradeablePrograms };
 }
 
@@ -111,7 +112,7 @@ try {
 } catch (err) {
   if (!(err instanceof UsageError)) throw err;
   console.error(`cinder-localnet: ${err.message}`);
-  process.exit(2);
+  process.exit(1);
 }
 if (options.help) {
   process.stdout.write(HELP);
@@ -120,7 +121,7 @@ if (options.help) {
 const logger = pino({ name: 'localnet' });
 const localnet = await startLocalnet({ ...options, logger }).catch((err: unknown) => {
   console.error(`Could not start the local chain: ${(err as Error).message}`);
-  process.exit(err instanceof PreloadError ? 2 : 1);
+  process.exit(1);
 });
 
 console.log(`Solana JSON-RPC: ${localnet.rpcUrl}`);

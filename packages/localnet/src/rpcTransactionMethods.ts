@@ -63,7 +63,8 @@ function getTransaction(chain: Chain, params: unknown[]) {
   }
   const record = chain.getRecord(signature);
   if (!record || !record.wire) return null;
-  if (commitment === 'finalized' && chain.confirmationOf(record).confirmationStatus !== 'finalized') return null;
+  // Served from the confirmed (or finalized) bank: a transaction only processed is not there yet.
+  if (record.slot > chain.slotAt(commitment)) return null;
   checkVersionSupported(record.wire.message.version, maxVersion);
   return {
     slot: record.slot,

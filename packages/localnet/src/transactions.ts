@@ -14,7 +14,7 @@ import {
 } from '@solana/kit';
 import { FailedTransactionMetadata, type TransactionMetadata, type SimulatedTransactionInfo } from 'litesvm';
 import type { Chain, InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson } from './chain.ts';
-import { calculateFee, LAMPORTS_PER_SIGNATURE, readComputeBudget } from './fees.ts';
+import { calculateFee, readComputeBudget } from './fees.ts';
 import { mintAmounts } from './accounts.ts';
 import { decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
 import { transactionErrorMessage, transactionErrorToJson, type TransactionErrorJson } from './txErrors.ts';

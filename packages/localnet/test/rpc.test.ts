@@ -311,8 +311,10 @@ describe('JSON-RPC without test mode', () => {
       assert.deepEqual((await rpcCall(localnet.rpcUrl, method, [...params])).error, { code: -32601, message: 'Method not found' });
     }
     // Without a clock or warps the chain stays in its first slot (1; slot 0 is genesis), and the
-    // finalized slot (getSlot's default commitment) at genesis.
-    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot', [{ commitment: 'confirmed' }]), 1);
+    // confirmed (two slots behind with validator timing) and finalized slots (getSlot's default
+    // commitment) at genesis.
+    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot', [{ commitment: 'processed' }]), 1);
+    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot', [{ commitment: 'confirmed' }]), 0);
     assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot'), 0);
   });
 });
