@@ -38,7 +38,7 @@ const LOOKUP_TABLE_META_SIZE = 56;
 
 const u32 = (n: number) => new Uint8Array(new Uint32Array([n]).buffer);
 const u64 = (n: bigint) => new Uint8Array(new BigUint64Array([n]).buffer);
-const concat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+const concat = (...parts: ArrayLike<number>[]) => Uint8Array.from(parts.flatMap((p) => Array.from(p)));
 
 let localnet: Localnet;
 let url: string;
@@ -168,9 +168,10 @@ describe('address lookup tables', () => {
       ],
       data: concat(u32(0), u64(future), new Uint8Array([bump])),
     };
+    const instructions: Instruction[] = [create];
     const { value: blockhash } = await createSolanaRpc(url).getLatestBlockhash().send();
     const transaction = await signTransactionMessageWithSigners(
-      pipe(createTransactionMessage({ version: 0 }), (m) => setTransactionMessageFeePayerSigner(payer, m), (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m), (m) => appendTransactionMessageInstructions([create], m)),
+      pipe(createTransactionMessage({ version: 0 }), (m) => setTransactionMessageFeePayerSigner(payer, m), (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m), (m) => appendTransactionMessageInstructions(instructions, m)),
     );
     const simulation = await rpcResult<{ value: { err: unknown; logs: string[] } }>(url, 'simulateTransaction', [getBase64EncodedWireTransaction(transaction), { encoding: 'base64' }]);
     assert.deepEqual(simulation.value.err, { InstructionError: [0, 'InvalidInstructionData'] });
