@@ -56,7 +56,7 @@ export class Faucet {
     let wire = await this.sign(recipient, lamports);
     // Two identical requests within one blockhash would be one transaction; as clients expect two
     // airdrops, the second moves to a fresh blockhash. No await between this check and `sent`.
-    while (this.sent.has(wire.signature) || this.chain.getRecord(wire.signature)) {
+    while (this.sent.has(wire.signature) || this.chain.records.get(wire.signature)) {
       this.chain.refreshBlockhash();
       wire = await this.sign(recipient, lamports);
     }

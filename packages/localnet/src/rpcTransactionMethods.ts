@@ -61,7 +61,7 @@ function getTransaction(chain: Chain, params: unknown[]) {
   if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) {
     throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0.');
   }
-  const record = chain.getRecord(signature);
+  const record = chain.records.get(signature);
   if (!record || !record.wire) return null;
   // Served from the confirmed (or finalized) bank: a transaction only processed is not there yet.
   if (record.slot > chain.slotAt(commitment)) return null;
@@ -153,7 +153,7 @@ export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold
       const config = configParam(params, 1);
       boolOption(config, 'searchTransactionHistory', false);
       return withContext(chain, signatures.map((signature) => {
-        const record = chain.getRecord(signature);
+        const record = chain.records.get(signature);
         return record ? statusOf(chain, record) : null;
       }));
     },
@@ -177,7 +177,7 @@ export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold
       const accounts = params[0] === undefined || params[0] === null
         ? []
         : arrayParam(params[0], 'accounts', MAX_PRIORITIZATION_FEE_ACCOUNTS).map(addressParam);
-      return chain.recentPrioritizationFees(accounts);
+      return chain.records.prioritizationFees(accounts, chain.slot);
     },
 
     requestAirdrop(params) {

@@ -179,7 +179,7 @@ export function simulateTransaction(
 
 function simulateChecked(chain: Chain, wire: WireTransaction, sigVerify: boolean): SimulationResult {
   if (!chain.isLifetimeValid(wire.message)) return rejected('BlockhashNotFound');
-  if (chain.getRecord(wire.signature)) return rejected('AlreadyProcessed');
+  if (chain.records.get(wire.signature)) return rejected('AlreadyProcessed');
   return runSimulation(chain, wire, sigVerify);
 }
 
@@ -214,7 +214,7 @@ function tokenBalances(chain: Chain, keys: readonly Address[]): TokenBalanceJson
 
 function preflightFailure(chain: Chain, wire: WireTransaction, simulation: SimulationResult): SimulationResult | null {
   if (!chain.isLifetimeValid(wire.message)) return rejected('BlockhashNotFound');
-  if (chain.getRecord(wire.signature)) return rejected('AlreadyProcessed');
+  if (chain.records.get(wire.signature)) return rejected('AlreadyProcessed');
   return simulation.err !== null ? simulation : null;
 }
 
@@ -273,7 +273,7 @@ function executeTransaction(chain: Chain, wire: WireTransaction): SubmitOutcome 
   const accepted: SubmitOutcome = { kind: 'accepted', signature: wire.signature };
   // A transaction with an expired blockhash, or one that already landed, is dropped by the
   // leader: the RPC still answers with its signature, but it never lands.
-  if (!chain.isLifetimeValid(wire.message) || chain.getRecord(wire.signature)) return accepted;
+  if (!chain.isLifetimeValid(wire.message) || chain.records.get(wire.signature)) return accepted;
 
   const message = wire.message;
   const loaded = chain.resolveLoadedAddresses(message) ?? { writable: [], readonly: [] };

@@ -172,7 +172,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       const parent = chain.blockAtOrBefore(slot - 1)?.slot ?? 0;
       each('slot', (client, id) => notify(client, id, 'slot', { parent, root, slot }));
       each('signature', (client, id, sub) => {
-        const record = chain.getRecord(sub.signature);
+        const record = chain.records.get(sub.signature);
         if (record) settleSignature(client, id, sub, record);
       });
       each('logs', (client, id, sub) => {
@@ -296,7 +296,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       // Already landed: notify right away, after the subscription id.
       const sub = client.subscriptions.get(subscriptionId);
       if (sub?.kind === 'signature') {
-        const record = chain.getRecord(sub.signature);
+        const record = chain.records.get(sub.signature);
         if (record) settleSignature(client, subscriptionId, sub, record);
       }
     } catch (err) {

@@ -37,7 +37,7 @@ async function main(config: Config): Promise<void> {
   if (sponsor) logger.info({ sponsor: sponsor.signer.address }, 'fee sponsor loaded (SPONSOR_KEYPAIR)');
   let localnet: Localnet | undefined;
   if (!config.solanaRpcUrl) {
-    localnet = await startLocalnet({ port: config.localnetPort, logger });
+    localnet = await startLocalnet({ port: config.localnetPort, logger, token2022NativeMint: true });
     logger.info({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl }, 'embedded local Solana chain started (no SOLANA_RPC_URL set)');
   }
   const rpcUrl = config.solanaRpcUrl ?? localnet!.rpcUrl;
