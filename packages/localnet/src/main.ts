@@ -24,7 +24,7 @@ Options:
                                    and is confirmed two slots later; instant: at once
   --slot-ms <MS>                   Slot length in milliseconds (default 400)
   --token-2022-native-mint         Create Token-2022's native mint at start
-  --reset, --quiet                 Accepted for solana-test-validator scripts (no effect: the
+  -r, --reset, -q, --quiet         Accepted for solana-test-validator scripts (no effect: the
                                    ledger is always new, and the log goes to stdout as JSON)
   -h, --help                       Show this help
 `;
@@ -88,7 +88,9 @@ function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): (Loc
       case '--token-2022-native-mint':
         options.token2022NativeMint = true;
         break;
+      case '-r':
       case '--reset':
+      case '-q':
       case '--quiet':
         break;
       default:
