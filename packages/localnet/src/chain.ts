@@ -6,42 +6,35 @@
  */
 import {
   address,
-  appendTransactionMessageInstruction,
-  compileTransaction,
-  createTransactionMessage,
   getAddressDecoder,
-  getAddressEncoder,
-  getBase58Decoder,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Address,
   type Blockhash,
   type Lamports,
 } from '@solana/kit';
-import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import { LiteSVM } from 'litesvm';
 import { epochPosition, type EpochScheduleParams } from './epochs.ts';
-import { decodeTokenAccount, isTokenProgram, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type UiTokenAmount } from './jsonParsed.ts';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './jsonParsed.ts';
+import { TokenAccountIndex } from './tokenIndex.ts';
+import { SlotSysvars } from './slotSysvars.ts';
+import { TransactionRecords, type LoadedAddresses, type TxRecord } from './records.ts';
+import { isDurableNonceValid, largestAccounts, resolveLoadedAddresses, stakeMinimumDelegation } from './svmReads.ts';
+import { Signal, type Logger } from './signal.ts';
+
+export type { Logger } from './signal.ts';
+
+export type { InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson, TxRecord } from './records.ts';
+
+export type { TokenAccountSnapshot } from './tokenIndex.ts';
 import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM } from './parsedInstructions.ts';
-import type { TransactionErrorJson } from './txErrors.ts';
-import type { DecodedMessage, WireTransaction } from './wire.ts';
+import type { DecodedMessage } from './wire.ts';
 
 /** A blockhash is usable for this many blocks after the one that produced it. */
 export const MAX_PROCESSING_AGE = 150;
 /** Landed transactions count as finalized once they are this many slots deep. */
 export const FINALIZATION_DEPTH = 32;
-/** Landed-transaction records kept for getSignatureStatuses / getTransaction. */
-const MAX_RECORDS = 100_000;
 
-const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
 const NATIVE_MINT_2022 = '9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP';
-const LOOKUP_TABLE_META_SIZE = 56;
-const NONCE_ACCOUNT_SIZE = 80;
-const ADVANCE_NONCE_ACCOUNT = 4;
-const STAKE_PROGRAM = 'Stake11111111111111111111111111111111111111';
-/** Stake instruction 13: sets the minimum delegation as return data. */
-const GET_MINIMUM_DELEGATION = 13;
 /** Owners of every account LiteSVM creates at genesis (the faucet, sysvars, programs, native mints). */
 const GENESIS_OWNERS = [
   SYSTEM_PROGRAM,
@@ -54,101 +47,28 @@ const GENESIS_OWNERS = [
   TOKEN_2022_PROGRAM,
 ];
 
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-export interface InnerInstructionsJson {
-  index: number;
-  instructions: { programIdIndex: number; accounts: number[]; data: string; stackHeight: number }[];
-}
-
-export interface TokenBalanceJson {
-  accountIndex: number;
-  mint: string;
-  owner: string;
-  programId: string;
-  uiTokenAmount: UiTokenAmount;
-}
-
-export interface ReturnDataJson {
-  programId: string;
-  data: [string, 'base64'];
-}
-
-/** An account of a token program as stored (the shape of accounts.ts's RawAccount). */
-export interface TokenAccountSnapshot {
-  readonly lamports: bigint;
-  readonly data: Uint8Array;
-  readonly owner: Address;
-  readonly executable: boolean;
-}
-
-export interface LoadedAddresses {
-  writable: Address[];
-  readonly: Address[];
-}
-
-export interface TxRecord {
-  readonly signature: string;
-  readonly slot: number;
-  readonly blockTime: number;
-  readonly err: TransactionErrorJson | null;
-  readonly fee: bigint;
-  readonly preBalances: readonly bigint[];
-  readonly postBalances: readonly bigint[];
-  readonly preTokenBalances: readonly TokenBalanceJson[];
-  readonly postTokenBalances: readonly TokenBalanceJson[];
-  readonly logs: readonly string[];
-  readonly computeUnitsConsumed: bigint;
-  readonly innerInstructions: readonly InnerInstructionsJson[];
-  readonly returnData: ReturnDataJson | null;
-  readonly loadedAddresses: LoadedAddresses;
-  /** Null for faucet airdrops: LiteSVM signs those itself and does not expose the bytes. */
-  readonly wire: WireTransaction | null;
-  /** Micro-lamports per CU, for getRecentPrioritizationFees. */
-  readonly computeUnitPrice: bigint;
-  readonly writableAccounts: readonly string[];
-}
-
 export interface SignatureConfirmation {
   confirmations: number | null;
-  confirmationStatus: 'confirmed' | 'finalized';
+  confirmationStatus: 'processed' | 'confirmed' | 'finalized';
 }
 
-type Listener<T> = (value: T) => void;
+/**
+ * When a sent transaction executes. `validator`: as on a test validator, in the next slot (about
+ * 0.4 s after the send), confirmed two slots after that; `instant`: inside the call that sends it,
+ * in the current slot, and confirmed at once (fast tests of code that only needs a chain).
+ */
+export type Timing = 'validator' | 'instant';
 
-class Signal<T> {
-  private readonly listeners = new Set<Listener<T>>();
-  constructor(private readonly logger: Logger) {}
-  on(listener: Listener<T>): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  emit(value: T): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(value);
-      } catch (err) {
-        this.logger.error({ err }, 'localnet listener failed');
-      }
-    }
-  }
+export interface ChainOptions {
+  timing?: Timing;
+  /** Whether Token-2022's native mint exists at start (a fresh test validator has none). */
+  token2022NativeMint?: boolean;
 }
 
-const base58 = getBase58Decoder();
+/** Slots between a transaction's slot and its optimistic confirmation with validator timing. */
+export const CONFIRMATION_DEPTH = 2;
+
 const addressDecoder = getAddressDecoder();
-const addressEncoder = getAddressEncoder();
-
-/** Address order as accounts-db compares `Pubkey`s: their 32 bytes, lexicographically. */
-function compareAddresses(a: Address, b: Address): number {
-  const x = addressEncoder.encode(a);
-  const y = addressEncoder.encode(b);
-  for (let i = 0; i < 32; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return 0;
-}
 
 /** One slot's block: what getBlock, getBlockTime and getBlocks report. */
 export interface BlockInfo {
@@ -164,8 +84,6 @@ export interface BlockInfo {
 
 /** How many recent slots keep their block (getBlock, getBlockTime) — about 2 h 13 min of 400 ms slots. */
 const MAX_BLOCKS = 20_000;
-/** Signatures kept per address for getSignaturesForAddress (newest first). */
-const MAX_SIGNATURES_PER_ADDRESS = 1_000;
 /** Simulated time per slot for warps and for chains without a slot timer. */
 export const DEFAULT_SLOT_MS = 400;
 
@@ -179,6 +97,8 @@ export class Chain {
    */
   readonly clusterGenesisHash: string;
   readonly identity: Address;
+  /** The vote account of this chain's one validator (getVoteAccounts). */
+  readonly votePubkey: Address;
   readonly logger: Logger;
   /** Fired after every new slot (timer, warp). */
   readonly slotAdvanced: Signal<number>;
@@ -193,18 +113,16 @@ export class Chain {
   readonly accountsChanged: Signal<readonly string[]>;
 
   private currentSlot = 0;
+  readonly timing: Timing;
+  private readonly slotSysvars: SlotSysvars;
+  /** Sent transactions waiting for the next slot (validator timing), in arrival order. */
+  private pending: (() => void)[] = [];
   private readonly schedule: EpochScheduleParams;
   /** blockhash → block height that produced it; insertion order = age. */
   private readonly blockhashes = new Map<string, number>();
   private latest: string;
-  private readonly records = new Map<string, TxRecord>();
-  private readonly recentLanded: TxRecord[] = [];
   /** Recent blocks by slot; insertion order = slot order. Slots a long warp jumped over have none. */
   private readonly blocks = new Map<number, BlockInfo>();
-  /** address → signatures of landed transactions that referenced it, oldest first. */
-  private readonly signaturesByAddress = new Map<string, string[]>();
-  /** signature → the addresses it is indexed under, to clean the index when the record goes. */
-  private readonly referencedBy = new Map<string, readonly string[]>();
   private timer: NodeJS.Timeout | undefined;
   private slotMs = DEFAULT_SLOT_MS;
   /** The slot clock: slot = originSlot + floor((now − originMs) / slotMs) while the timer runs. */
@@ -216,38 +134,25 @@ export class Chain {
   /** Lamports in existence (getSupply): the genesis accounts, minus fees, plus test-only writes. */
   private supply = 0n;
   private minimumDelegation: bigint | undefined;
+  readonly records = new TransactionRecords();
   /**
    * Every address that may hold an account: the genesis accounts, then every account a landed
    * transaction could write (its writable keys, fee payer included) and every direct write. LiteSVM
    * cannot list all its accounts, and no account changes any other way. Closed ones are pruned.
    */
   private readonly knownAddresses = new Set<Address>();
-  /**
-   * Token accounts by owner and by delegate (getTokenAccountsByOwner / ByDelegate), kept as accounts
-   * are written: a query reads one holder's accounts instead of scanning every account of the token
-   * programs, which took 0.2–0.5 s per query with a few thousand accounts, on the event loop that
-   * `npm start` shares with the service.
-   */
-  private readonly tokenAccountsByHolder = { owner: new Map<Address, Set<Address>>(), delegate: new Map<Address, Set<Address>>() };
-  /** The holders of each indexed token account. */
-  private readonly tokenAccountHolders = new Map<Address, { owner: Address; delegate: Address | null }>();
-  /**
-   * Every account of the token programs (token accounts and mints) written since the start, as last
-   * written: reads of them are answered without asking LiteSVM again, whose getAccount converts
-   * addresses through base58 both ways (most of the cost of reading a 3,000-account wallet and its
-   * mints). Safe because such an account changes only where a transaction or a direct write writes
-   * it, and every write passes through indexTokenAccounts before the next request is answered.
-   */
-  private readonly tokenProgramAccounts = new Map<Address, TokenAccountSnapshot>();
+  readonly tokenIndex: TokenAccountIndex;
 
-  constructor(logger: Logger) {
+  constructor(logger: Logger, options: ChainOptions = {}) {
     this.logger = logger;
+    this.timing = options.timing ?? 'validator';
     this.slotAdvanced = new Signal(logger);
     this.rooted = new Signal(logger);
     this.transactionLanded = new Signal(logger);
     this.accountsChanged = new Signal(logger);
     // LiteSVM only accepts its newest blockhash; the window of recent ones is enforced here.
     this.svm = new LiteSVM().withNativeMints().withBlockhashCheck(false).withSigverify(true);
+    this.tokenIndex = new TokenAccountIndex(this.svm);
     for (const program of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM, ASSOCIATED_TOKEN_PROGRAM]) {
       const account = this.svm.getAccount(address(program));
       if (!account.exists || !account.executable) throw new Error(`LiteSVM is missing the program ${program}`);
@@ -255,6 +160,13 @@ export class Chain {
     for (const mint of [NATIVE_MINT, NATIVE_MINT_2022]) {
       if (!this.svm.getAccount(address(mint)).exists) throw new Error(`LiteSVM is missing the native mint ${mint}`);
     }
+    // A test validator's genesis has SPL Token's native mint only; Token-2022's is made by its
+    // CreateNativeMint instruction, which fails if the account exists.
+    if (!options.token2022NativeMint) {
+      const empty = { lamports: 0n as Lamports, data: new Uint8Array(), programAddress: address(SYSTEM_PROGRAM), executable: false, space: 0n };
+      this.svm.setAccount({ address: address(NATIVE_MINT_2022), ...empty });
+    }
+    this.slotSysvars = new SlotSysvars(this.svm, this.timing === 'instant');
     const schedule = this.svm.getEpochSchedule();
     this.schedule = {
       slotsPerEpoch: schedule.slotsPerEpoch,
@@ -271,7 +183,9 @@ export class Chain {
     clock.epochStartTimestamp = BigInt(genesisTime);
     this.svm.setClock(clock);
     this.syncClock(genesisTime);
+    this.slotSysvars.produced([{ slot: 0, blockhash: this.genesisHash }], { slot: 0, blockhash: this.genesisHash });
     this.identity = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
+    this.votePubkey = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     this.clusterGenesisHash = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     for (const owner of GENESIS_OWNERS) {
       for (const account of this.svm.getProgramAccounts(address(owner))) {
@@ -288,48 +202,15 @@ export class Chain {
     return this.supply;
   }
 
-  /**
-   * The `count` accounts holding the most lamports (getLargestAccounts): most first, ties in
-   * descending address order, accounts without lamports left out — the order of accounts-db's
-   * `load_largest_accounts`.
-   */
+  /** The `count` accounts holding the most lamports (getLargestAccounts), as accounts-db orders them. */
   largestAccounts(count: number): { address: Address; lamports: bigint }[] {
-    const accounts: { address: Address; lamports: bigint }[] = [];
-    for (const known of this.knownAddresses) {
-      const lamports = this.svm.getBalance(known) ?? 0n;
-      if (lamports === 0n) this.knownAddresses.delete(known); // closed: re-added if written again
-      else accounts.push({ address: known, lamports });
-    }
-    accounts.sort((a, b) => (a.lamports === b.lamports ? compareAddresses(b.address, a.address) : a.lamports > b.lamports ? -1 : 1));
-    return accounts.slice(0, count);
+    return largestAccounts(this.svm, this.knownAddresses, count);
   }
 
-  /**
-   * The stake program's own answer (its GetMinimumDelegation instruction, simulated), so that it is
-   * whatever the program on this chain enforces under its feature set.
-   */
+  /** The stake program's minimum delegation (its own answer, asked once). */
   stakeMinimumDelegation(): bigint {
-    if (this.minimumDelegation !== undefined) return this.minimumDelegation;
-    const payer = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
-    const payerAccount = { address: payer, data: new Uint8Array(), programAddress: address(SYSTEM_PROGRAM), executable: false, space: 0n };
-    this.svm.setAccount({ ...payerAccount, lamports: 1_000_000_000n as Lamports });
-    this.svm.withSigverify(false);
-    try {
-      const message = pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayer(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: this.latest as Blockhash, lastValidBlockHeight: 0n }, m),
-        (m) => appendTransactionMessageInstruction({ programAddress: address(STAKE_PROGRAM), data: new Uint8Array([GET_MINIMUM_DELEGATION, 0, 0, 0]) }, m),
-      );
-      const result = this.svm.simulateTransaction(compileTransaction(message));
-      if (result instanceof FailedTransactionMetadata) throw new Error(`stake GetMinimumDelegation failed: ${result.toString()}`);
-      const data = result.meta().returnData().data();
-      this.minimumDelegation = new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(0, true);
-      return this.minimumDelegation;
-    } finally {
-      this.svm.withSigverify(true);
-      this.svm.setAccount({ ...payerAccount, lamports: 0n as Lamports });
-    }
+    this.minimumDelegation ??= stakeMinimumDelegation(this.svm, this.latest as Blockhash);
+    return this.minimumDelegation;
   }
 
   /**
@@ -379,9 +260,28 @@ export class Chain {
     return Math.max(0, this.currentSlot - FINALIZATION_DEPTH);
   }
 
-  /** The slot a read at `commitment` sees: the tip, or the finalized slot. */
+  /** Slots a landed transaction needs on top of it to count as confirmed (none with instant timing). */
+  get confirmationDepth(): number {
+    return this.timing === 'validator' ? CONFIRMATION_DEPTH : 0;
+  }
+
+  /** The newest optimistically confirmed slot. */
+  get confirmedSlot(): number {
+    return Math.max(0, this.currentSlot - this.confirmationDepth);
+  }
+
+  /** The slot a read at `commitment` sees: the tip, the confirmed slot, or the finalized slot. */
   slotAt(commitment: 'processed' | 'confirmed' | 'finalized'): number {
-    return commitment === 'finalized' ? this.finalizedSlot : this.currentSlot;
+    return commitment === 'finalized' ? this.finalizedSlot : commitment === 'confirmed' ? this.confirmedSlot : this.currentSlot;
+  }
+
+  /**
+   * Runs a sent transaction's execution: with validator timing in the next slot, whether the clock
+   * or a warp produces it (without a clock, sends wait for a warp); with instant timing now.
+   */
+  enqueue(execute: () => void): void {
+    if (this.timing === 'validator') this.pending.push(execute);
+    else execute();
   }
 
   get blockTime(): number {
@@ -441,11 +341,6 @@ export class Chain {
     return slots;
   }
 
-  /** Signatures of landed transactions that referenced `address`, newest first. */
-  signaturesFor(address: string): readonly string[] {
-    return [...(this.signaturesByAddress.get(address) ?? [])].reverse();
-  }
-
   /** Valid while the current block height is at most (height that produced it) + 150. */
   isBlockhashValid(blockhash: string): boolean {
     const height = this.blockhashes.get(blockhash);
@@ -454,23 +349,7 @@ export class Chain {
 
   /** The message's lifetime: a recent blockhash, or the current value of a durable nonce. */
   isLifetimeValid(message: DecodedMessage): boolean {
-    return this.isBlockhashValid(message.lifetimeToken) || this.isDurableNonceValid(message);
-  }
-
-  private isDurableNonceValid(message: DecodedMessage): boolean {
-    const first = message.instructions[0];
-    if (!first || message.staticAccounts[first.programAddressIndex] !== SYSTEM_PROGRAM) return false;
-    const data = first.data;
-    if (!data || data.length < 4 || new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) !== ADVANCE_NONCE_ACCOUNT) return false;
-    const nonceAddress = message.staticAccounts[first.accountIndices?.[0] ?? -1];
-    if (!nonceAddress) return false;
-    const account = this.svm.getAccount(nonceAddress);
-    if (!account.exists || account.programAddress !== SYSTEM_PROGRAM || account.data.length !== NONCE_ACCOUNT_SIZE) return false;
-    const nonceData = account.data;
-    const initialized = new DataView(nonceData.buffer, nonceData.byteOffset, nonceData.byteLength).getUint32(4, true) === 1;
-    const authority = addressDecoder.decode(nonceData.subarray(8, 40));
-    const signers = message.staticAccounts.slice(0, message.header.numSignerAccounts);
-    return initialized && base58.decode(nonceData.subarray(40, 72)) === message.lifetimeToken && signers.includes(authority);
+    return this.isBlockhashValid(message.lifetimeToken) || isDurableNonceValid(this.svm, message);
   }
 
   /**
@@ -491,10 +370,17 @@ export class Chain {
    * have no block, like skipped slots on a real cluster).
    */
   private produceSlots(count: number): void {
+    // Sends waiting for the next slot execute in the first slot produced, not the last of a warp.
+    if (this.pending.length > 0 && count > 1) {
+      this.produceSlots(1);
+      this.produceSlots(count - 1);
+      return;
+    }
     const target = this.currentSlot + count;
     const previousRoot = this.finalizedSlot;
     const now = this.nowSeconds();
     let parent = this.blockAtOrBefore(this.currentSlot);
+    const produced: BlockInfo[] = [];
     for (let slot = Math.max(this.currentSlot + 1, target - MAX_PROCESSING_AGE); slot <= target; slot++) {
       this.svm.expireBlockhash();
       this.latest = this.svm.latestBlockhash();
@@ -510,6 +396,7 @@ export class Chain {
         signatures: [],
       };
       this.blocks.set(slot, block);
+      produced.push(block);
       parent = block;
     }
     this.currentSlot = target;
@@ -523,7 +410,12 @@ export class Chain {
       this.blocks.delete(oldest.value);
     }
     this.syncClock(parent?.blockTime ?? now);
+    this.slotSysvars.produced(produced, { slot: target, blockhash: this.latest });
     this.slotAdvanced.emit(target);
+    // Transactions sent during the previous slot execute in this one.
+    const pending = this.pending;
+    this.pending = [];
+    for (const execute of pending) execute();
     const roots = this.blockSlots(previousRoot + 1, this.finalizedSlot, Number.MAX_SAFE_INTEGER);
     if (roots.length > 0) this.rooted.emit(roots);
   }
@@ -555,143 +447,36 @@ export class Chain {
 
   /** Stores a transaction that landed in the current slot and notifies; the slot does not move. */
   land(record: TxRecord, touched: readonly string[], referenced: readonly string[] = touched): void {
-    this.records.set(record.signature, record);
-    const keys = [...new Set(referenced)];
-    this.referencedBy.set(record.signature, keys);
-    if (this.records.size > MAX_RECORDS) this.forgetOldestRecord();
+    this.records.add(record, referenced);
     this.transactionCount++;
     for (const touchedAddress of touched) this.knownAddresses.add(touchedAddress as Address);
     // LiteSVM takes the whole fee out of existence (no leader is paid).
     this.supply -= record.fee;
     this.blocks.get(record.slot)?.signatures.push(record.signature);
-    for (const key of keys) {
-      let list = this.signaturesByAddress.get(key);
-      if (!list) {
-        list = [];
-        this.signaturesByAddress.set(key, list);
-      }
-      list.push(record.signature);
-      if (list.length > MAX_SIGNATURES_PER_ADDRESS) list.splice(0, list.length - MAX_SIGNATURES_PER_ADDRESS);
-    }
-    this.recentLanded.push(record);
-    while (this.recentLanded.length > 0 && this.recentLanded[0]!.slot + MAX_PROCESSING_AGE < record.slot) this.recentLanded.shift();
-    this.indexTokenAccounts(touched);
+    this.tokenIndex.update(touched);
     this.transactionLanded.emit(record);
     this.accountsChanged.emit(touched);
   }
 
-  /** The token accounts (either program) whose owner, or delegate, is `holder`, as last written. */
-  tokenAccountsHeldBy(role: 'owner' | 'delegate', holder: Address): { address: Address; account: TokenAccountSnapshot }[] {
-    return [...(this.tokenAccountsByHolder[role].get(holder) ?? [])].map((address) => ({ address, account: this.tokenProgramAccounts.get(address)! }));
-  }
-
-  /**
-   * A token-program account as last written, or undefined (never written since the start, or not
-   * one: read LiteSVM). For answering requests only: during a transaction's execution the stored
-   * state may be ahead of it.
-   */
-  writtenTokenProgramAccount(address: Address): TokenAccountSnapshot | undefined {
-    return this.tokenProgramAccounts.get(address);
-  }
-
-  /** Re-reads written accounts into the token-account index (an account only changes when written). */
-  private indexTokenAccounts(addresses: readonly string[]): void {
-    const index = (role: 'owner' | 'delegate', holder: Address, account: Address, add: boolean) => {
-      const map = this.tokenAccountsByHolder[role];
-      const set = map.get(holder);
-      if (add) map.set(holder, (set ?? new Set()).add(account));
-      else if (set?.delete(account) && set.size === 0) map.delete(holder);
-    };
-    for (const written of addresses) {
-      const account = written as Address;
-      const previous = this.tokenAccountHolders.get(account);
-      if (previous) {
-        index('owner', previous.owner, account, false);
-        if (previous.delegate) index('delegate', previous.delegate, account, false);
-        this.tokenAccountHolders.delete(account);
-      }
-      this.tokenProgramAccounts.delete(account);
-      const stored = this.svm.getAccount(account);
-      if (!stored.exists || !isTokenProgram(stored.programAddress)) continue;
-      const snapshot = { lamports: stored.lamports, data: new Uint8Array(stored.data), owner: stored.programAddress, executable: stored.executable };
-      this.tokenProgramAccounts.set(account, snapshot);
-      const token = decodeTokenAccount(snapshot.data, snapshot.owner);
-      if (!token) continue;
-      this.tokenAccountHolders.set(account, { owner: token.owner, delegate: token.delegate });
-      index('owner', token.owner, account, true);
-      if (token.delegate) index('delegate', token.delegate, account, true);
-    }
-  }
-
-  /** Drops the oldest record and its entries in the address index (it is the oldest there too). */
-  private forgetOldestRecord(): void {
-    const oldest = this.records.keys().next();
-    if (oldest.done) return;
-    const signature = oldest.value;
-    this.records.delete(signature);
-    for (const key of this.referencedBy.get(signature) ?? []) {
-      const list = this.signaturesByAddress.get(key);
-      if (list?.[0] === signature) list.shift();
-      if (list?.length === 0) this.signaturesByAddress.delete(key);
-    }
-    this.referencedBy.delete(signature);
-  }
-
-  getRecord(signature: string): TxRecord | undefined {
-    return this.records.get(signature);
+  /** Addresses loaded through the message's lookup tables, or null when one cannot be resolved. */
+  resolveLoadedAddresses(message: DecodedMessage): LoadedAddresses | null {
+    return resolveLoadedAddresses(this.svm, message);
   }
 
   confirmationOf(record: TxRecord): SignatureConfirmation {
     const depth = this.currentSlot - record.slot;
-    return depth >= FINALIZATION_DEPTH
-      ? { confirmations: null, confirmationStatus: 'finalized' }
-      : { confirmations: depth, confirmationStatus: 'confirmed' };
-  }
-
-  /**
-   * Per recent slot, the lowest compute-unit price paid by a landed transaction that write-locks
-   * one of `accounts` (any transaction when empty); 0 when none did.
-   */
-  recentPrioritizationFees(accounts: readonly string[]): { slot: number; prioritizationFee: bigint }[] {
-    const first = Math.max(0, this.currentSlot - MAX_PROCESSING_AGE + 1);
-    const fees = new Map<number, bigint>();
-    for (const record of this.recentLanded) {
-      if (record.slot < first || record.wire === null) continue;
-      if (accounts.length > 0 && !accounts.some((a) => record.writableAccounts.includes(a))) continue;
-      const known = fees.get(record.slot);
-      fees.set(record.slot, known === undefined || record.computeUnitPrice < known ? record.computeUnitPrice : known);
-    }
-    const result: { slot: number; prioritizationFee: bigint }[] = [];
-    for (let slot = first; slot <= this.currentSlot; slot++) result.push({ slot, prioritizationFee: fees.get(slot) ?? 0n });
-    return result;
-  }
-
-  /**
-   * Addresses loaded through the message's lookup tables, or null when a table is missing or an
-   * index is out of range (the transaction will then fail to sanitize in LiteSVM).
-   */
-  resolveLoadedAddresses(message: DecodedMessage): LoadedAddresses | null {
-    const loaded: LoadedAddresses = { writable: [], readonly: [] };
-    if (message.version === 'legacy') return loaded;
-    for (const lookup of message.addressTableLookups ?? []) {
-      const table = this.svm.getAccount(lookup.lookupTableAddress);
-      if (!table.exists || table.programAddress !== ADDRESS_LOOKUP_TABLE_PROGRAM) return null;
-      const addresses = table.data.subarray(LOOKUP_TABLE_META_SIZE);
-      const at = (index: number): Address | null =>
-        (index + 1) * 32 <= addresses.length ? addressDecoder.decode(addresses.subarray(index * 32, index * 32 + 32)) : null;
-      for (const [indexes, into] of [[lookup.writableIndexes, loaded.writable], [lookup.readonlyIndexes, loaded.readonly]] as const) {
-        for (const index of indexes) {
-          const resolved = at(index);
-          if (resolved === null) return null;
-          into.push(resolved);
-        }
-      }
-    }
-    return loaded;
+    if (depth >= FINALIZATION_DEPTH) return { confirmations: null, confirmationStatus: 'finalized' };
+    return { confirmations: depth, confirmationStatus: depth >= this.confirmationDepth ? 'confirmed' : 'processed' };
   }
 
   balanceOf(account: Address): bigint {
     return this.svm.getBalance(account) ?? 0n;
+  }
+
+  /** Counts an account that was written into LiteSVM directly (a program it deployed) at start. */
+  registerCreated(account: Address, lamports: bigint): void {
+    this.supply += lamports;
+    this.knownAddresses.add(account);
   }
 
   /** Writes an account directly (test-only RPC and tests); subscribers are told. */
@@ -706,7 +491,7 @@ export class Chain {
       space: BigInt(account.data.length),
     });
     this.knownAddresses.add(account.address);
-    this.indexTokenAccounts([account.address]);
+    this.tokenIndex.update([account.address]);
     this.accountsChanged.emit([account.address]);
   }
 }

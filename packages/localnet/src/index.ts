@@ -4,14 +4,19 @@
  */
 import { address } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
-import { Chain, type Logger } from './chain.ts';
+import { Chain, type Logger, type Timing } from './chain.ts';
+import { Faucet } from './faucet.ts';
+import { preload, type PreloadOptions } from './preload.ts';
 import { startHttpServer, type HttpRpcServer } from './httpServer.ts';
 import { createDispatcher } from './rpcDispatcher.ts';
 import { createFaultController } from './faults.ts';
 import { createRpcMethods, type Endpoints } from './rpcMethods.ts';
 import { startWsServer } from './wsServer.ts';
 
-export interface LocalnetOptions {
+export type { Timing } from './chain.ts';
+export { PreloadError, type AccountJson, type PreloadedAccount, type PreloadedProgram, type PreloadedUpgradeableProgram, type PreloadOptions } from './preload.ts';
+
+export interface LocalnetOptions extends PreloadOptions {
   host?: string;
   /** HTTP JSON-RPC port; 0 = pick a free port. */
   port: number;
@@ -19,8 +24,16 @@ export interface LocalnetOptions {
   wsPort?: number;
   /** Default 400; 0 = no slot clock (slots advance only with the test-only warp). */
   slotIntervalMs?: number;
-  /** Enables test-only RPC methods (localnet_*). */
+  /** Enables test-only RPC methods (localnet_*) and faults; implies `timing: 'instant'` unless given. */
   testMode?: boolean;
+  /**
+   * 'validator' (default): a sent transaction executes in the next slot and is confirmed two slots
+   * later, as on solana-test-validator. 'instant': it executes inside the send and is confirmed at
+   * once (the default in test mode).
+   */
+  timing?: Timing;
+  /** Creates Token-2022's native mint at start (a fresh test validator has none). Default false. */
+  token2022NativeMint?: boolean;
   logger?: Logger;
   /** sBPF programs loaded at genesis (LiteSVM's addProgram), e.g. a stand-in for a program mainnet has. */
   programs?: readonly { address: string; bytes: Uint8Array }[];
@@ -56,15 +69,20 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   checkPort(wsPort, 'wsPort (port + 1)');
   if (!Number.isFinite(slotIntervalMs) || slotIntervalMs < 0) throw new RangeError(`slotIntervalMs must be >= 0, got ${slotIntervalMs}`);
 
-  const chain = new Chain(logger);
-  for (const program of options.programs ?? []) chain.svm.addProgram(address(program.address), program.bytes);
   const testMode = options.testMode ?? false;
+  const timing = options.timing ?? (testMode ? 'instant' : 'validator');
+  if (timing !== 'validator' && timing !== 'instant') throw new RangeError(`timing must be 'validator' or 'instant', got ${String(timing)}`);
+  const chain = new Chain(logger, { timing, token2022NativeMint: options.token2022NativeMint ?? false });
+  // The faucet first: it takes over the richest genesis account, which a preloaded one must not be.
+  const faucet = await Faucet.create(chain);
+  preload(chain, options);
+  for (const program of options.programs ?? []) chain.svm.addProgram(address(program.address), program.bytes);
   // Fault injection exists only in test mode; production-like runs never pay for it.
   const faults = testMode
     ? createFaultController({ haltBlocks: (halted) => (halted ? chain.stop() : chain.start(slotIntervalMs)) })
     : undefined;
   let endpoints: Endpoints | null = null;
-  const dispatch = createDispatcher(createRpcMethods(chain, { testMode, faults, endpoints: () => endpoints }), logger, faults?.intercept);
+  const dispatch = createDispatcher(createRpcMethods(chain, { testMode, faucet, faults, endpoints: () => endpoints }), logger, faults?.intercept);
   const http: HttpRpcServer = await startHttpServer({ host, port: options.port, dispatch, logger, faults });
   let ws;
   try {
@@ -78,7 +96,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
 
   const rpcUrl = `http://${urlHost(host)}:${http.port}`;
   const wsUrl = `ws://${urlHost(host)}:${ws.port}`;
-  logger.info({ rpcUrl, wsUrl, slotIntervalMs, testMode: options.testMode ?? false }, 'localnet started');
+  logger.info({ rpcUrl, wsUrl, slotIntervalMs, testMode, timing }, 'localnet started');
 
   let closing: Promise<void> | undefined;
   const wsServer = ws;

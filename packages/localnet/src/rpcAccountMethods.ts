@@ -37,7 +37,7 @@ const NUM_LARGEST_ACCOUNTS = 20;
 const MAX_ACCOUNT_DATA = 10 * 1024 * 1024;
 
 /** An account as a request sees it: a token-program account from the chain's copy of its last write. */
-const currentAccount = (chain: Chain, address: Address): RawAccount | null => chain.writtenTokenProgramAccount(address) ?? readAccount(chain, address);
+const currentAccount = (chain: Chain, address: Address): RawAccount | null => chain.tokenIndex.written(address) ?? readAccount(chain, address);
 
 function programAccounts(chain: Chain, program: Address): { pubkey: Address; account: RawAccount }[] {
   return chain.svm.getProgramAccounts(program).map((a) => ({
@@ -72,7 +72,7 @@ function tokenAccountsOf(chain: Chain, holder: TokenAccountHolder, params: unkno
     if (!isTokenProgram(program)) throw invalidParam('unrecognized Token program id');
   }
   const mintBytes = mint === null ? null : addressEncoder.encode(mint);
-  return chain.tokenAccountsHeldBy(holder, wanted).flatMap(({ address, account }) => {
+  return chain.tokenIndex.heldBy(holder, wanted).flatMap(({ address, account }) => {
     if (account.owner !== program) return [];
     // The mint sits in the first 32 bytes of every token account: compared without decoding it.
     return mintBytes === null || account.data.subarray(0, 32).every((byte, i) => byte === mintBytes[i]) ? [{ pubkey: address, account }] : [];

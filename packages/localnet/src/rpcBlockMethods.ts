@@ -58,7 +58,7 @@ function getBlock(chain: Chain, params: unknown[]) {
 
   // Faucet airdrops have no wire bytes (LiteSVM signs them itself): they cannot be shown in full.
   const records = block.signatures.flatMap((signature) => {
-    const record = chain.getRecord(signature);
+    const record = chain.records.get(signature);
     return record?.wire ? [{ ...record, wire: record.wire }] : [];
   });
   const body: Record<string, unknown> = {
@@ -101,7 +101,7 @@ function getSignaturesForAddress(chain: Chain, params: unknown[]) {
   const before = config.before === undefined || config.before === null ? null : signatureParam(config.before);
   const until = config.until === undefined || config.until === null ? null : signatureParam(config.until);
   const highestSlot = chain.slotAt(commitment);
-  let signatures = chain.signaturesFor(target);
+  let signatures = chain.records.signaturesFor(target);
   if (before !== null) {
     const at = signatures.indexOf(before);
     // Unknown `before`: the validator answers nothing older than it knows of, i.e. an empty list.
@@ -110,7 +110,7 @@ function getSignaturesForAddress(chain: Chain, params: unknown[]) {
   const result = [];
   for (const signature of signatures) {
     if (signature === until || result.length >= limit) break;
-    const record = chain.getRecord(signature);
+    const record = chain.records.get(signature);
     if (!record || record.slot > highestSlot) continue;
     result.push({
       signature,

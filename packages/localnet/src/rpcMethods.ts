@@ -19,9 +19,12 @@ import { accountMethods } from './rpcAccountMethods.ts';
 import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcHandler, type RpcMethodTable } from './rpcContext.ts';
 import { testMethods } from './rpcTestMethods.ts';
 import type { FaultController } from './faults.ts';
+import type { Faucet } from './faucet.ts';
 import { transactionMethods } from './rpcTransactionMethods.ts';
 
 const MAX_SLOT_LEADERS = 5000;
+/** The stake of a test validator's bootstrap vote account (agave's `--bootstrap-validator-stake` default). */
+const VOTE_ACCOUNT_STAKE = 500_000_000_000n;
 const MAX_INFLATION_REWARD_ADDRESSES = 100;
 
 export interface Endpoints {
@@ -138,10 +141,48 @@ function clusterMethods(chain: Chain, endpoints: () => Endpoints | null): RpcMet
         shredVersion: 0,
       }];
     },
-    // No vote program runs here: there are no vote accounts, and so no inflation rewards.
+    // A test validator votes with one vote account, which holds all the stake. No vote
+    // transactions run here, so its credits and last vote are those a vote in every slot gives.
     getVoteAccounts(params) {
-      read(params, 0);
-      return { current: [], delinquent: [] };
+      const config = configParam(params, 0);
+      checkContext(chain, config);
+      const slot = chain.slotAt(commitmentOption(config));
+      for (const key of ['votePubkey'] as const) if (config[key] !== undefined && config[key] !== null) addressParam(config[key]);
+      boolOption(config, 'keepUnstakedDelinquents', false);
+      if (config.votePubkey !== undefined && config.votePubkey !== null && config.votePubkey !== chain.votePubkey) return { current: [], delinquent: [] };
+      const { epoch } = chain.epochInfo(slot);
+      return {
+        current: [{
+          votePubkey: chain.votePubkey,
+          nodePubkey: chain.identity,
+          activatedStake: VOTE_ACCOUNT_STAKE,
+          epochVoteAccount: true,
+          commission: 0,
+          lastVote: slot,
+          epochCredits: [[Number(epoch), slot, 0]],
+          rootSlot: chain.finalizedSlot,
+        }],
+        delinquent: [],
+      };
+    },
+    // [config?]: { commitment, range: { firstSlot, lastSlot? }, identity }; the leader of every
+    // slot is this chain's identity, and the slots without a block are those a warp skipped.
+    getBlockProduction(params) {
+      const config = configParam(params, 0);
+      checkContext(chain, config);
+      const slot = chain.slotAt(commitmentOption(config));
+      const range = config.range as { firstSlot?: unknown; lastSlot?: unknown } | undefined | null;
+      const firstSlot = range ? Number(u64Param(requireParam([range.firstSlot], 0, 'firstSlot'), 'firstSlot')) : slot - Number(chain.epochInfo(slot).slotIndex);
+      const lastSlot = range?.lastSlot !== undefined && range.lastSlot !== null ? Number(u64Param(range.lastSlot, 'lastSlot')) : slot;
+      if (lastSlot > slot) throw invalidParams(`lastSlot, ${lastSlot}, cannot be greater than current slot, ${slot}`);
+      if (firstSlot > lastSlot) throw invalidParams(`lastSlot, ${lastSlot}, cannot be less than firstSlot, ${firstSlot}`);
+      const identity = config.identity === undefined || config.identity === null ? null : addressParam(config.identity);
+      const leaderSlots = lastSlot - firstSlot + 1;
+      // Slots older than the blocks kept were produced (a warp skips only recent ones).
+      const kept = chain.firstAvailableBlock;
+      const produced = Math.max(0, Math.min(lastSlot + 1, kept) - firstSlot) + chain.blockSlots(Math.max(firstSlot, kept), lastSlot, Number.MAX_SAFE_INTEGER).length;
+      const byIdentity = identity === null || identity === chain.identity ? { [chain.identity]: [leaderSlots, produced] } : {};
+      return withContext(chain, { byIdentity, range: { firstSlot, lastSlot } });
     },
     getInflationReward(params) {
       const addresses = arrayParam(requireParam(params, 0, 'addresses'), 'addresses', MAX_INFLATION_REWARD_ADDRESSES).map(addressParam);
@@ -185,12 +226,12 @@ function clusterMethods(chain: Chain, endpoints: () => Endpoints | null): RpcMet
 
 export function createRpcMethods(
   chain: Chain,
-  options: { testMode: boolean; faults?: FaultController | undefined; endpoints?: () => Endpoints | null },
+  options: { testMode: boolean; faucet: Faucet; faults?: FaultController | undefined; endpoints?: () => Endpoints | null },
 ): ReadonlyMap<string, RpcHandler> {
   const table: RpcMethodTable = {
     ...clusterMethods(chain, options.endpoints ?? (() => null)),
     ...accountMethods(chain),
-    ...transactionMethods(chain, options.faults?.holdSend),
+    ...transactionMethods(chain, options.faucet, options.faults?.holdSend),
     ...blockMethods(chain),
     // Absent (→ "Method not found") unless the chain was started in test mode.
     ...(options.testMode ? testMethods(chain, options.faults) : {}),

@@ -16,7 +16,8 @@ import {
 } from './params.ts';
 import { withContext, type RpcMethodTable } from './rpcContext.ts';
 import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
-import { AirdropError, feeForMessage, requestAirdrop, simulateTransaction, submitTransaction, type SendHold } from './transactions.ts';
+import type { Faucet } from './faucet.ts';
+import { feeForMessage, simulateTransaction, submitTransaction, type SendHold } from './transactions.ts';
 import { encodeTransactionWithMeta, parsedInnerInstructions, transactionEncodingOption } from './txEncoding.ts';
 import { decodeMessageText, decodeTransactionText, WireError, type BinaryEncoding, type WireTransaction } from './wire.ts';
 
@@ -60,9 +61,10 @@ function getTransaction(chain: Chain, params: unknown[]) {
   if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) {
     throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0.');
   }
-  const record = chain.getRecord(signature);
+  const record = chain.records.get(signature);
   if (!record || !record.wire) return null;
-  if (commitment === 'finalized' && chain.confirmationOf(record).confirmationStatus !== 'finalized') return null;
+  // Served from the confirmed (or finalized) bank: a transaction only processed is not there yet.
+  if (record.slot > chain.slotAt(commitment)) return null;
   checkVersionSupported(record.wire.message.version, maxVersion);
   return {
     slot: record.slot,
@@ -82,7 +84,7 @@ export function checkVersionSupported(version: 'legacy' | 0, maxVersion: unknown
 }
 
 /** `hold`: the test-mode fault that keeps sent transactions in flight for a while (faults.ts). */
-export function transactionMethods(chain: Chain, hold?: SendHold): RpcMethodTable {
+export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold): RpcMethodTable {
   return {
     sendTransaction(params) {
       const config = configParam(params, 1);
@@ -151,7 +153,7 @@ export function transactionMethods(chain: Chain, hold?: SendHold): RpcMethodTabl
       const config = configParam(params, 1);
       boolOption(config, 'searchTransactionHistory', false);
       return withContext(chain, signatures.map((signature) => {
-        const record = chain.getRecord(signature);
+        const record = chain.records.get(signature);
         return record ? statusOf(chain, record) : null;
       }));
     },
@@ -175,19 +177,14 @@ export function transactionMethods(chain: Chain, hold?: SendHold): RpcMethodTabl
       const accounts = params[0] === undefined || params[0] === null
         ? []
         : arrayParam(params[0], 'accounts', MAX_PRIORITIZATION_FEE_ACCOUNTS).map(addressParam);
-      return chain.recentPrioritizationFees(accounts);
+      return chain.records.prioritizationFees(accounts, chain.slot);
     },
 
     requestAirdrop(params) {
       const recipient = addressParam(requireParam(params, 0, 'address'));
       const lamports = u64Param(requireParam(params, 1, 'lamports'), 'lamports');
       checkContext(chain, configParam(params, 2));
-      try {
-        return requestAirdrop(chain, recipient, lamports);
-      } catch (err) {
-        if (err instanceof AirdropError) throw new RpcError(RpcErrorCode.INTERNAL_ERROR, err.message);
-        throw err;
-      }
+      return faucet.airdrop(recipient, lamports);
     },
   };
 }

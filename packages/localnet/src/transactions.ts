@@ -14,7 +14,7 @@ import {
 } from '@solana/kit';
 import { FailedTransactionMetadata, type TransactionMetadata, type SimulatedTransactionInfo } from 'litesvm';
 import type { Chain, InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson } from './chain.ts';
-import { calculateFee, LAMPORTS_PER_SIGNATURE, readComputeBudget } from './fees.ts';
+import { calculateFee, readComputeBudget } from './fees.ts';
 import { mintAmounts } from './accounts.ts';
 import { decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
 import { transactionErrorMessage, transactionErrorToJson, type TransactionErrorJson } from './txErrors.ts';
@@ -179,7 +179,7 @@ export function simulateTransaction(
 
 function simulateChecked(chain: Chain, wire: WireTransaction, sigVerify: boolean): SimulationResult {
   if (!chain.isLifetimeValid(wire.message)) return rejected('BlockhashNotFound');
-  if (chain.getRecord(wire.signature)) return rejected('AlreadyProcessed');
+  if (chain.records.get(wire.signature)) return rejected('AlreadyProcessed');
   return runSimulation(chain, wire, sigVerify);
 }
 
@@ -214,7 +214,7 @@ function tokenBalances(chain: Chain, keys: readonly Address[]): TokenBalanceJson
 
 function preflightFailure(chain: Chain, wire: WireTransaction, simulation: SimulationResult): SimulationResult | null {
   if (!chain.isLifetimeValid(wire.message)) return rejected('BlockhashNotFound');
-  if (chain.getRecord(wire.signature)) return rejected('AlreadyProcessed');
+  if (chain.records.get(wire.signature)) return rejected('AlreadyProcessed');
   return simulation.err !== null ? simulation : null;
 }
 
@@ -246,15 +246,26 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
       };
     }
   }
-  const releasedLater = options.hold?.(() => {
-    chain.tick();
+  const runLater = () => {
     try {
       executeTransaction(chain, wire);
     } catch (err) {
-      chain.logger.error({ err, signature: wire.signature }, 'localnet held transaction failed');
+      chain.logger.error({ err, signature: wire.signature }, 'localnet transaction failed to execute');
     }
+  };
+  const releasedLater = options.hold?.(() => {
+    chain.tick();
+    chain.enqueue(runLater);
   });
-  return releasedLater ? { kind: 'accepted', signature: wire.signature } : executeTransaction(chain, wire);
+  if (releasedLater) return { kind: 'accepted', signature: wire.signature };
+  if (chain.timing === 'instant') return executeTransaction(chain, wire);
+  // The RPC sanitizes before it forwards, with or without preflight: a lookup that cannot be
+  // resolved is refused now rather than dropped in the next slot.
+  if (options.skipPreflight && chain.resolveLoadedAddresses(wire.message) === null) {
+    return { kind: 'invalid', message: 'invalid transaction: Transaction loads an address table account that doesn\'t exist' };
+  }
+  chain.enqueue(runLater);
+  return { kind: 'accepted', signature: wire.signature };
 }
 
 /** Executes and records a sent transaction that passed preflight (or skipped it). */
@@ -262,7 +273,7 @@ function executeTransaction(chain: Chain, wire: WireTransaction): SubmitOutcome 
   const accepted: SubmitOutcome = { kind: 'accepted', signature: wire.signature };
   // A transaction with an expired blockhash, or one that already landed, is dropped by the
   // leader: the RPC still answers with its signature, but it never lands.
-  if (!chain.isLifetimeValid(wire.message) || chain.getRecord(wire.signature)) return accepted;
+  if (!chain.isLifetimeValid(wire.message) || chain.records.get(wire.signature)) return accepted;
 
   const message = wire.message;
   const loaded = chain.resolveLoadedAddresses(message) ?? { writable: [], readonly: [] };
@@ -328,49 +339,6 @@ function chargeFee(chain: Chain, payer: Address, fee: bigint): void {
   const account = chain.svm.getAccount(payer);
   if (!account.exists) return;
   chain.svm.setAccount({ ...account, lamports: (account.lamports - fee) as Lamports });
-}
-
-export class AirdropError extends Error {
-  override name = 'AirdropError';
-}
-
-/** requestAirdrop through LiteSVM's built-in faucet; recorded like any landed transaction. */
-export function requestAirdrop(chain: Chain, recipient: Address, lamports: bigint): string {
-  let result = chain.svm.airdrop(recipient, lamports as Lamports);
-  // The faucet transaction is deterministic per blockhash: a second identical request in the same
-  // slot would be a duplicate, so move to a fresh blockhash and retry once.
-  if (result instanceof FailedTransactionMetadata && transactionErrorToJson(result) === 'AlreadyProcessed') {
-    chain.refreshBlockhash();
-    result = chain.svm.airdrop(recipient, lamports as Lamports);
-  }
-  if (result === null) throw new AirdropError('airdrop request failed');
-  if (result instanceof FailedTransactionMetadata) {
-    throw new AirdropError(`airdrop request failed: ${transactionErrorMessage(transactionErrorToJson(result))}`);
-  }
-  const signature = base58.decode(result.signature());
-  chain.land(
-    {
-      signature,
-      slot: chain.slot,
-      blockTime: chain.blockTime,
-      err: null,
-      fee: LAMPORTS_PER_SIGNATURE,
-      preBalances: [],
-      postBalances: [],
-      preTokenBalances: [],
-      postTokenBalances: [],
-      logs: result.logs(),
-      computeUnitsConsumed: result.computeUnitsConsumed(),
-      innerInstructions: [],
-      returnData: null,
-      loadedAddresses: { writable: [], readonly: [] },
-      wire: null,
-      computeUnitPrice: 0n,
-      writableAccounts: [recipient],
-    },
-    [recipient],
-  );
-  return signature;
 }
 
 /** getFeeForMessage: null when the blockhash is outside the window, as on the validator. */

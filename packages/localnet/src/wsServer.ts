@@ -14,7 +14,6 @@ import type { Address } from '@solana/kit';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSED_ACCOUNT, encodeAccount, encodingOption, matchesFilters, parseFilters, readAccount, type AccountEncoding, type AccountFilter } from './accounts.ts';
 import type { Chain, Logger, TxRecord } from './chain.ts';
-import { FINALIZATION_DEPTH } from './chain.ts';
 import { stringifyJson } from './json.ts';
 import { addressParam, asParamList, commitmentOption, configParam, refuseExtraParams, requireParam, signatureParam, type Commitment } from './params.ts';
 import { invalidParams, methodNotFound, RpcError, RpcErrorCode } from './rpcErrors.ts';
@@ -129,7 +128,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
 
   /** Signature subscriptions fire once, then end (the validator unsubscribes them itself). */
   const settleSignature = (client: Client, id: number, sub: Extract<Subscription, { kind: 'signature' }>, record: TxRecord) => {
-    if (sub.commitment === 'finalized' && chain.slot - record.slot < FINALIZATION_DEPTH) return;
+    if (record.slot > chain.slotAt(sub.commitment)) return;
     client.subscriptions.delete(id);
     notify(client, id, 'signature', { context: { slot: sub.commitment === 'finalized' ? chain.slot : record.slot }, value: { err: record.err } });
   };
@@ -163,8 +162,8 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       });
       each('logs', (client, id, sub) => {
         if (sub.mentions !== null && !keysOf(record).includes(sub.mentions)) return;
-        // Finalized subscribers hear of it once it is 32 slots deep.
-        if (sub.commitment === 'finalized') sub.pending.push(record);
+        // Confirmed and finalized subscribers hear of it once it is that deep.
+        if (record.slot > chain.slotAt(sub.commitment)) sub.pending.push(record);
         else notify(client, id, 'logs', logsNotification(record));
       });
     }),
@@ -173,11 +172,12 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       const parent = chain.blockAtOrBefore(slot - 1)?.slot ?? 0;
       each('slot', (client, id) => notify(client, id, 'slot', { parent, root, slot }));
       each('signature', (client, id, sub) => {
-        const record = chain.getRecord(sub.signature);
+        const record = chain.records.get(sub.signature);
         if (record) settleSignature(client, id, sub, record);
       });
       each('logs', (client, id, sub) => {
-        while (sub.pending.length > 0 && sub.pending[0]!.slot <= root) notify(client, id, 'logs', logsNotification(sub.pending.shift()!));
+        const seen = chain.slotAt(sub.commitment);
+        while (sub.pending.length > 0 && sub.pending[0]!.slot <= seen) notify(client, id, 'logs', logsNotification(sub.pending.shift()!));
       });
       const timestamp = Date.now();
       each('slotsUpdates', (client, id) => {
@@ -296,7 +296,7 @@ export function startWsServer(options: { host: string; port: number; chain: Chai
       // Already landed: notify right away, after the subscription id.
       const sub = client.subscriptions.get(subscriptionId);
       if (sub?.kind === 'signature') {
-        const record = chain.getRecord(sub.signature);
+        const record = chain.records.get(sub.signature);
         if (record) settleSignature(client, subscriptionId, sub, record);
       }
     } catch (err) {

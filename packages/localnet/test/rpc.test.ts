@@ -117,7 +117,7 @@ describe('JSON-RPC over HTTP (test mode)', () => {
     assert.equal((await rpcResult<{ value: boolean }>(url, 'isBlockhashValid', [latest.value.blockhash])).value, true);
   });
 
-  test('SPL Token, Token-2022 and Associated Token programs and both native mints exist', async () => {
+  test('SPL Token, Token-2022 and Associated Token programs and SPL Token\'s native mint exist; Token-2022\'s is not made at start', async () => {
     const accounts = await rpcResult<{ value: ({ executable: boolean; owner: string } | null)[] }>(url, 'getMultipleAccounts', [
       [TOKEN_PROGRAM, TOKEN_2022_PROGRAM, ATA_PROGRAM, 'So11111111111111111111111111111111111111112', '9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP'],
       { encoding: 'base64', dataSlice: { offset: 0, length: 0 } },
@@ -127,7 +127,7 @@ describe('JSON-RPC over HTTP (test mode)', () => {
       [true, 'BPFLoaderUpgradeab1e11111111111111111111111'],
       [true, 'BPFLoader2111111111111111111111111111111111'],
       [false, TOKEN_PROGRAM],
-      [false, TOKEN_2022_PROGRAM],
+      [undefined, undefined],
     ]);
     const wsol = await rpcResult<{ value: { data: unknown } }>(url, 'getAccountInfo', ['So11111111111111111111111111111111111111112', { encoding: 'jsonParsed' }]);
     assert.deepEqual(wsol.value.data, {
@@ -311,13 +311,26 @@ describe('JSON-RPC without test mode', () => {
       assert.deepEqual((await rpcCall(localnet.rpcUrl, method, [...params])).error, { code: -32601, message: 'Method not found' });
     }
     // Without a clock or warps the chain stays in its first slot (1; slot 0 is genesis), and the
-    // finalized slot (getSlot's default commitment) at genesis.
-    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot', [{ commitment: 'confirmed' }]), 1);
+    // confirmed (two slots behind with validator timing) and finalized slots (getSlot's default
+    // commitment) at genesis.
+    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot', [{ commitment: 'processed' }]), 1);
+    assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot', [{ commitment: 'confirmed' }]), 0);
     assert.equal(await rpcResult(localnet.rpcUrl, 'getSlot'), 0);
   });
 });
 
 describe('startLocalnet options', () => {
+  test('token2022NativeMint: Token-2022\'s native mint exists at start', async () => {
+    const localnet = await startLocalnet({ port: 0, slotIntervalMs: 0, token2022NativeMint: true });
+    try {
+      const mint = await rpcResult<{ value: { owner: string; data: { parsed: { info: unknown } } } }>(localnet.rpcUrl, 'getAccountInfo', ['9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP', { encoding: 'jsonParsed' }]);
+      assert.equal(mint.value.owner, TOKEN_2022_PROGRAM);
+      assert.deepEqual(mint.value.data.parsed.info, { decimals: 9, freezeAuthority: null, isInitialized: true, mintAuthority: null, supply: '0' });
+    } finally {
+      await localnet.close();
+    }
+  });
+
   test('an explicit port puts the WebSocket on port + 1, and close() is idempotent', async () => {
     const probe = await startLocalnet({ port: 0, slotIntervalMs: 0 });
     const port = Number(new URL(probe.rpcUrl).port);

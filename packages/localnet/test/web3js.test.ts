@@ -267,7 +267,12 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
     assert.equal(nodes[0]?.rpc, new URL(localnet.rpcUrl).host);
     const schedule0 = await connection.getLeaderSchedule();
     assert.deepEqual(Object.keys(schedule0), [nodes[0]!.pubkey]);
-    assert.deepEqual(await connection.getVoteAccounts(), { current: [], delinquent: [] });
+    // One vote account, of this chain's node, as on a test validator (web3.js parses its shape).
+    const votes = await connection.getVoteAccounts();
+    assert.deepEqual(votes.current.map((v) => [v.nodePubkey, v.epochVoteAccount, v.commission]), [[nodes[0]!.pubkey, true, 0]]);
+    assert.equal(votes.delinquent.length, 0);
+    const production = await connection.getBlockProduction();
+    assert.deepEqual(Object.keys(production.value.byIdentity), [nodes[0]!.pubkey]);
     assert.deepEqual(await connection.getInflationReward([payer.publicKey]), [null]);
     const samples = await connection.getRecentPerformanceSamples(5);
     assert.ok(samples.length >= 1);

@@ -66,7 +66,7 @@ async function main(config: Config): Promise<void> {
   if (!config.solanaRpcUrl) {
     // Loaded only here: with an RPC URL the service never pays for LiteSVM and its programs.
     const { startLocalnet } = await importLocalnet();
-    localnet = await startLocalnet({ port: config.localnetPort, logger });
+    localnet = await startLocalnet({ port: config.localnetPort, logger, token2022NativeMint: true });
     logger.info({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl }, 'embedded local Solana chain started (no SOLANA_RPC_URL set)');
   }
   const rpcUrl = config.solanaRpcUrl ?? localnet!.rpcUrl;

@@ -68,7 +68,15 @@ const DEFAULT_DECIMALS = 9;
  * (`localnet_warpSlots`) instead of waiting.
  */
 export async function startTestChain(opts: { slotIntervalMs?: number; programs?: { address: string; bytes: Uint8Array }[] } = {}): Promise<TestChain> {
-  const localnet = await startLocalnet({ port: 0, testMode: true, slotIntervalMs: opts.slotIntervalMs ?? 400, ...(opts.programs ? { programs: opts.programs } : {}) });
+  // Test mode executes a send at once (instant timing); Token-2022's native mint is asked for so
+  // that tests can wrap SOL under either token program.
+  const localnet = await startLocalnet({
+    port: 0,
+    testMode: true,
+    slotIntervalMs: opts.slotIntervalMs ?? 400,
+    token2022NativeMint: true,
+    ...(opts.programs ? { programs: opts.programs } : {}),
+  });
   return {
     localnet,
     rpc: createSolanaRpc(localnet.rpcUrl),
