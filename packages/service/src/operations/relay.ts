@@ -4,17 +4,21 @@
  * unless every transaction of the request passes every check:
  *
  * 1. it decodes (kit's transaction and compiled-message decoders) to exactly the bytes given;
- * 2. every instruction belongs to Compute Budget, System, SPL Token, Token-2022 or Associated Token,
- *    and (unless RELAY_ANY_TRANSACTION) is one that Cinder itself prepares (src/plan/relayRules.ts):
+ * 2. what a browser wallet added is only what wallets add (src/plan/walletAdditions.ts: known
+ *    Lighthouse assertions, one Memo, a compute budget; docs/wallet-additions.md), and every other
+ *    instruction belongs to Compute Budget, System, SPL Token, Token-2022 or Associated Token and
+ *    (unless RELAY_ANY_TRANSACTION) is one that Cinder itself prepares (src/plan/relayRules.ts):
  *    the relay is no free transaction service for transfers, spam or a drainer's signed message;
  * 3. every signature is present and verifies against its signer's public key (WebCrypto), except
  *    the fee sponsor's, which the relay adds itself, and only to a message that a relay token
  *    proves this service prepared (src/operations/relayToken.ts) and that the sponsor's policy
  *    would pay for (src/operations/sponsorPolicy.ts: Cinder's own instructions, its fee within the
  *    bound and repaid in full, the compute budget read as the runtime reads it);
- * 4. no two transactions of the request take from the same token account: standard JSON-RPC
- *    simulates each transaction on today's state only (no bundle simulation), so this static rule
- *    is what keeps a request's transactions from failing one another after all passed;
+ * 4. no two transactions of the request take from the same token account, and none carries a
+ *    wallet's guard that another transaction of the request can break (an exact, upper-bound or
+ *    not-equal comparison on an account the other writes): standard JSON-RPC simulates each
+ *    transaction on today's state only (no bundle simulation), so these static rules are what keep
+ *    a request's transactions from failing one another after all passed;
  * 5. the owner's signed sponsored messages start the wallet's sponsored turn here (a prepare nobody
  *    signed starts none: "No lockout"); while a wallet's turn is in flight, a transaction it signed
  *    or one writing a token account of those messages is 409 naming them, so that none of the
@@ -43,6 +47,7 @@ import {
   type Signature,
   type Transaction,
 } from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import type { ChainAdapter } from '../chain/types.ts';
 import { readVerdicts, reportOf } from '../chain/verdicts.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
@@ -62,6 +67,9 @@ import {
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { landTransactions, overallStatus, type LandingOutcome, type OperationStatus, type SignedForSending } from './land.ts';
 import { preparedMessageIdentity } from '../plan/messageIdentity.ts';
+import { transactionFee } from '../plan/fees.ts';
+import { describeComparison } from '../plan/lighthouse.ts';
+import { checkWalletAdditions, isWalletAdditionKind, type WalletAdditions } from '../plan/walletAdditions.ts';
 import { checkRelayTokenIdentities, readRelayToken } from './relayToken.ts';
 import { reportSponsoredLanding, sponsoredInFlight, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 
@@ -103,6 +111,10 @@ export interface RelayedTransactionReport {
   slot: bigint | null;
   /** The fee sponsor paid the fee (and was repaid in the same transaction). */
   sponsored: boolean;
+  /** The fee of the message as signed (signatures and the priority fee of the compute budget the wallet left), in lamports. */
+  feeLamports: bigint;
+  /** What the wallet added to what Cinder prepared: Lighthouse safety checks and a Memo. */
+  walletAdded: { safetyChecks: number; memo: boolean };
   error: string | null;
 }
 
@@ -124,8 +136,12 @@ interface Candidate {
   sponsored: boolean;
   /** The token accounts its instructions take from (close, burn, withdraw, transfer), each once. */
   consumed: Address[];
-  /** What the sponsor's policy said of it (sponsored only): its fee, and the owner who repays it. */
-  paid: { feeLamports: bigint; owner: Address } | null;
+  /** What the wallet added (accepted: src/plan/walletAdditions.ts). */
+  additions: WalletAdditions;
+  /** The fee of the message as signed. */
+  feeLamports: bigint;
+  /** What the sponsor's policy said of it (sponsored only): its fee, the owner who repays it, the least balance its guards require of the sponsor. */
+  paid: { feeLamports: bigint; owner: Address; sponsorFloor: bigint | null } | null;
 }
 
 /** The problem's field name (problem.ts shows names of letters, digits, `_`, `.` and `-` only). */
@@ -170,7 +186,20 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null, r
   const sponsored = sponsor !== null && feePayer === sponsor;
   const identity = preparedMessageIdentity(message);
   const instructions = messageInstructions(message);
-  for (const instruction of instructions) {
+  // What a wallet adds is judged first, by its own rules: a known guard, one Memo, a compute budget.
+  // The relay holds no copy of the prepared message; the identity (the relay token's subject, or the
+  // instruction rules below) vouches for the rest.
+  const verdict = checkWalletAdditions(null, message, sponsored ? sponsor : null);
+  if (!verdict.ok) {
+    throw refuse(
+      'INSTRUCTION_NOT_ALLOWED',
+      index,
+      `holds what a wallet may not add: ${verdict.reason}. Cinder accepts from a wallet only its safety checks (Lighthouse assertions), one Memo and a compute budget`,
+    );
+  }
+  // Accepted additions run their own programs (Lighthouse, Memo): allowed for them, not for anything else.
+  const cinderPart = instructions.filter((i) => !isWalletAdditionKind(i) || i.program === COMPUTE_BUDGET_PROGRAM_ADDRESS);
+  for (const instruction of cinderPart) {
     if (instruction.program === null || !RELAY_ALLOWED_PROGRAMS.has(instruction.program)) {
       throw refuse(
         'PROGRAM_NOT_ALLOWED',
@@ -184,7 +213,7 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null, r
     // never for a sponsored one: the sponsor pays for closes to the owner only.
     let prepared: boolean | null = null;
     const isPrepared = () => (prepared ??= !sponsored && preparedHere(identity));
-    for (const instruction of instructions) {
+    for (const instruction of cinderPart) {
       const refusal = notCinderInstruction(instruction, sponsored ? sponsor : null);
       const why = refusal && isPrepared() ? notCinderInstruction(instruction, null, true) : refusal;
       if (why) {
@@ -192,14 +221,17 @@ function decodeCandidate(wire: string, index: number, sponsor: Address | null, r
           'INSTRUCTION_NOT_ALLOWED',
           index,
           `has instruction ${instruction.index} (${instructionName(instruction)}), which ${why}; this relay lands only what Cinder prepares ` +
-            '(compute budget; token Burn, BurnChecked, CloseAccount, WithdrawExcessLamports to the owner; HarvestWithheldTokensToMint; the repayment of the fee sponsor)',
+            '(compute budget; token Burn, BurnChecked, CloseAccount, WithdrawExcessLamports to the owner; HarvestWithheldTokensToMint; the repayment of the fee sponsor) ' +
+            'and what a wallet adds (its safety checks, one Memo)',
         );
       }
     }
   }
   // One transaction is atomic: a burn and the close of the same account in it are one step.
   const consumed = [...new Set(instructions.map(consumedTokenAccount).filter((a): a is Address => a !== null))];
-  return { index, transaction, message, identity, feePayer, sponsored, consumed, paid: null };
+  const { additions } = verdict;
+  const feeLamports = transactionFee(message.header.numSignerAccounts, additions.computeBudget.computeUnitPriceMicroLamports, additions.computeBudget.chargedUnitLimit);
+  return { index, transaction, message, identity, feePayer, sponsored, consumed, additions, feeLamports, paid: null };
 }
 
 /** Every signature but the sponsor's must be present and valid for this exact message. */
@@ -211,6 +243,30 @@ async function assertSigned(candidate: Candidate, sponsor: Address | null): Prom
     const publicKey = await getPublicKeyFromAddress(signer);
     if (!(await verifySignature(publicKey, signature as Parameters<typeof verifySignature>[1], transaction.messageBytes))) {
       throw refuse('TRANSACTION_NOT_SIGNED', index, `has a signature of ${signer} that does not verify for this message`);
+    }
+  }
+}
+
+/**
+ * A wallet's guard that another transaction of the same request can break (an exact, upper-bound
+ * or not-equal comparison on an account the other writes: each close pays the owner rent, each
+ * transaction the owner pays for charges it a fee) would fail on chain after both passed their
+ * simulations. Such a transaction is refused in company, with what to do: send it on its own.
+ */
+function assertGuardsHold(candidates: readonly Candidate[]): void {
+  for (const candidate of candidates) {
+    for (const guard of candidate.additions.guards) {
+      for (const { account, comparison } of guard.breakable) {
+        if (account === null) continue;
+        const other = candidates.find((c) => c !== candidate && writableStaticAccounts(c.message).includes(account));
+        if (!other) continue;
+        throw refuse(
+          'TRANSACTIONS_CONFLICT',
+          candidate.index,
+          `has a safety check its wallet added (instruction ${guard.index}, Lighthouse ${guard.name}) that ${describeComparison(comparison)} on ${account}, which ${field(other.index)} changes: ` +
+            'whichever lands second would fail on chain. Send this transaction in a request of its own, after the others landed',
+        );
+      }
     }
   }
 }
@@ -233,6 +289,12 @@ function assertNoOverlap(candidates: readonly Candidate[]): void {
     }
   }
 }
+
+const reportFields = (c: Candidate) => ({
+  sponsored: c.sponsored,
+  feeLamports: c.paid?.feeLamports ?? c.feeLamports,
+  walletAdded: { safetyChecks: c.additions.lighthouse, memo: c.additions.memo },
+});
 
 function relayTokenInvalid(detail: string): CinderError {
   return new CinderError('RELAY_TOKEN_INVALID', `${detail} Nothing was sent.`, { errors: [{ field: 'relayToken', message: detail }] });
@@ -298,6 +360,19 @@ export function createRelay(deps: RelayDeps) {
     }
   }
 
+  /**
+   * Guards that require a balance of the sponsor (a lamports lower bound on it): the sponsor
+   * co-signs only while its balance, less the fees of this request's sponsored transactions and
+   * of those in flight, stays at or above the floor (docs/wallet-additions.md).
+   */
+  async function assertSponsorFloors(sponsored: readonly Candidate[], deadline: number): Promise<void> {
+    const floored = sponsored.filter((c) => c.paid!.sponsorFloor !== null);
+    if (floored.length === 0) return;
+    const balance = await chain.getBalance(sponsorAddress!, deadline);
+    const thisRequest = sponsored.reduce((sum, c) => sum + c.paid!.feeLamports, 0n);
+    for (const c of floored) await policy!.assertFloorHolds(c.index, c.paid!.owner, c.paid!.sponsorFloor, balance, thisRequest);
+  }
+
   async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number, group: string): Promise<RelayResult> {
     const signatures = transactions.map((t) => getSignatureFromTransaction(t));
     const verdicts = await readVerdicts(chain, signatures, deadline);
@@ -306,7 +381,7 @@ export function createRelay(deps: RelayDeps) {
       const verdict = verdicts[i]!;
       if (verdict.kind !== 'landed') return null;
       const { status, slot, error } = reportOf(verdict);
-      return { signature, status, slot, sponsored: candidates[i]!.sponsored, error };
+      return { signature, status, slot, ...reportFields(candidates[i]!), error };
     });
 
     // Only what the chain does not know yet starts a turn, is checked against the sponsored messages
@@ -389,7 +464,7 @@ export function createRelay(deps: RelayDeps) {
       ];
       for (const [candidate, outcome] of landed) {
         const report = reportSponsoredLanding(outcome);
-        reports[candidate.index] = { signature: signatures[candidate.index]!, status: report.status, slot: report.slot, sponsored: candidate.sponsored, error: report.error };
+        reports[candidate.index] = { signature: signatures[candidate.index]!, status: report.status, slot: report.slot, ...reportFields(candidate), error: report.error };
       }
     }
 
@@ -440,6 +515,8 @@ export function createRelay(deps: RelayDeps) {
       for (const candidate of sponsored) candidate.paid = policy!.paysFor(candidate.index, candidate.message);
     }
     assertNoOverlap(candidates);
+    assertGuardsHold(candidates);
+    if (policy && sponsored.length > 0) await assertSponsorFloors(sponsored, deadline);
     const transactions = await Promise.all(
       candidates.map((c) => (c.sponsored ? partiallySignTransaction([deps.sponsor!.signer.keyPair], c.transaction) : c.transaction)),
     );
