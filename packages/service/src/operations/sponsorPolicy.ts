@@ -306,7 +306,11 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
         throw refuseMessage(index, `pays a fee of ${formatSol(fee.feeLamports)} SOL, over the fee sponsor's bound of ${formatSol(config.maxFeeLamports)} SOL`);
       }
       if (owner === null) throw refuseMessage(index, `repays the fee sponsor nothing of its ${formatSol(fee.feeLamports)} SOL fee`);
-      if (!fee.ok) throw refuseMessage(index, fee.reason);
+      if (!fee.ok) {
+        // A unit price above 0 is what a wallet sets on its own: say what the person can do about it.
+        const hint = computeBudget.computeUnitPriceMicroLamports > 0n ? `: ${fee.reason}` : '';
+        throw refuseMessage(index, `repays the fee sponsor ${formatSol(repaid)} SOL of its ${formatSol(fee.feeLamports)} SOL fee${hint}`);
+      }
       return { feeLamports: fee.feeLamports, owner, sponsorFloor };
     },
 
