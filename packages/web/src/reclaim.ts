@@ -52,6 +52,9 @@ export class WalletRefused extends Error {}
 const EXPIRED_AGAIN =
   'Your wallet took longer to approve than a transaction stays valid (about a minute), so Cinder prepared the transactions again. Please approve them once more.';
 
+/** The relay refused what the wallet signed for what it holds (nothing was sent): said as the person's wallet's doing. */
+const WALLET_CHANGE_REFUSED = new Set(['INSTRUCTION_NOT_ALLOWED', 'PROGRAM_NOT_ALLOWED']);
+
 /** The relay's words for a blockhash or relayToken that expired before it could send (nothing was sent). */
 const isExpiry = (error: unknown) =>
   error instanceof ApiError && (error.code === 'TRANSACTION_REJECTED' || error.code === 'RELAY_TOKEN_INVALID') && /expired/i.test(error.message);
@@ -156,6 +159,13 @@ export async function reclaim(
         if (index > 0) [closedAccounts, netLamports, feeLamports] = [null, null, null];
         note = EXPIRED_AGAIN;
         continue;
+      }
+      if (error instanceof ApiError && WALLET_CHANGE_REFUSED.has(error.code)) {
+        throw new ApiError(
+          error.status,
+          error.code,
+          `Cinder did not send what your wallet signed: the wallet changed the transactions beyond what wallets may add (safety checks, one memo, a compute budget). ${error.message}`,
+        );
       }
       throw error;
     }
