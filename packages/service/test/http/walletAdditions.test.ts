@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { generateKeyPairSigner, getBase64Encoder, type Address, type KeyPairSigner, type Signature } from '@solana/kit';
+import { airdropFactory, generateKeyPairSigner, getBase64Encoder, lamports, type Address, type KeyPairSigner, type Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import {
   createFundedSigner,
@@ -21,6 +21,7 @@ import {
   getLamports,
   LIGHTHOUSE_PROGRAM_ADDRESS,
   LighthouseOperator,
+  lamportsAssertionProgram,
   lamportsGuard,
   noopProgram,
   signAsWallet,
@@ -201,5 +202,51 @@ describe('what wallets may not add is refused, nothing sent', () => {
     const run = await signedBy(exact, await wallet(60, 50_000_000n), 'owner');
     assert.ok(run.wires.length > 1);
     await assertRefused(run, 'TRANSACTIONS_CONFLICT', /whichever lands second would fail on chain/);
+  });
+});
+
+describe('guards that assert, on a chain whose Lighthouse stand-in compares lamports as Lighthouse does', () => {
+  let main: SponsoredTestApp;
+  before(async () => {
+    main = s;
+    s = await createSponsoredTestApp(10_000_000_000n, {}, { programs: [{ address: LIGHTHOUSE_PROGRAM_ADDRESS, bytes: lamportsAssertionProgram() }] });
+  });
+  after(async () => {
+    await s.close();
+    s = main;
+  });
+  const atLeast =
+    (extra: bigint): WalletEdit =>
+    (instructions, { feePayer, floor }) => [lamportsGuard(feePayer, LighthouseOperator.GreaterThanOrEqual, floor + extra), ...instructions];
+
+  it('sponsored: a lower bound on the sponsor still holds after a stranger sent the sponsor a lamport between signing and relaying; the sponsor whole', async () => {
+    const owner = await wallet(2);
+    const prepare = await post('/api/reclaim_rent/prepare', { owner: owner.address, priorityFee: 0, feePayer: 'sponsor', signer: 'wallet' });
+    assert.equal(prepare.statusCode, 200, prepare.body);
+    const { transactions, relayToken } = prepare.json();
+    const sponsorBefore = await getLamports(s.t.chain, sponsorAddress());
+    // What the wallet saw, less a margin: the guard's floor.
+    const wires = await Promise.all(transactions.map((wire: string) => signAsWallet(atLeast(0n), wire, [owner.keyPair], sponsorBefore - FLOOR_MARGIN)));
+    await airdropFactory({ rpc: s.t.chain.rpc, rpcSubscriptions: s.t.chain.rpcSubscriptions })({ recipientAddress: sponsorAddress(), lamports: lamports(1n), commitment: 'confirmed' });
+    const relayed = await post('/api/transactions', { transactions: wires, relayToken });
+    assert.equal(relayed.statusCode, 200, relayed.body);
+    assert.equal(relayed.json().status, 'success', relayed.json().message);
+    const { fee, programs } = await onChain(relayed.json().transactionId);
+    assert.ok(programs.includes(LIGHTHOUSE_PROGRAM_ADDRESS));
+    assert.equal(await getLamports(s.t.chain, sponsorAddress()), sponsorBefore + 1n, 'the sponsor whole, plus the stranger\'s lamport');
+    assert.equal(await getLamports(s.t.chain, owner.address), 2n * RENT - fee);
+  });
+
+  it('owner pays: a guard the chain would fail (a floor above what the owner will hold) is refused by the simulation, nothing sent; one just at the balance less the fee lands', async () => {
+    const owner = await wallet(2, 50_000_000n);
+    const failing = await signedBy(atLeast(FLOOR_MARGIN + 10n * RENT), owner, 'owner');
+    await assertRefused(failing, 'TRANSACTION_REJECTED', /6001|custom program error|Custom/i);
+    // The guard runs after the fee is charged and before the closes: the owner then holds exactly its balance less the fee.
+    const exactFloor: WalletEdit = (instructions, { feePayer, floor }) => {
+      const budget = instructions.filter((i) => i.programAddress === 'ComputeBudget111111111111111111111111111111');
+      const rest = instructions.filter((i) => i.programAddress !== 'ComputeBudget111111111111111111111111111111');
+      return [...budget, lamportsGuard(feePayer, LighthouseOperator.GreaterThanOrEqual, floor + FLOOR_MARGIN - 5_000n), ...rest];
+    };
+    await assertLanded(await signedBy(exactFloor, owner, 'owner'), 2, false, 1);
   });
 });
