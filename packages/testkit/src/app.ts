@@ -38,9 +38,10 @@ export async function metricValue(t: TestApp, name: string, labels = ''): Promis
 export async function createTestApp(
   overrides: Partial<Config> = {},
   /** sponsor: a fee sponsor (fund its address on the chain first), as SPONSOR_KEYPAIR would load. */
-  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions>; sponsor?: Sponsor } = {},
+  /** programs: sBPF programs the fresh chain loads at genesis (a stand-in at Lighthouse's address, say). */
+  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions>; sponsor?: Sponsor; programs?: { address: string; bytes: Uint8Array }[] } = {},
 ): Promise<TestApp> {
-  const chain = options.chain ?? (await startTestChain());
+  const chain = options.chain ?? (await startTestChain(options.programs ? { programs: options.programs } : {}));
   // Limits high enough that only tests about rate limiting (which override them) ever meet one.
   const defaults = loadConfig({
     LOG_LEVEL: 'debug',

@@ -15,3 +15,4 @@ export * from './tokenKinds.ts';
 export * from './walletChecks.ts';
 export * from './sbpf.ts';
 export * from './walletGuards.ts';
+export * from './testWallets.ts';

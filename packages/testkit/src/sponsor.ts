@@ -18,13 +18,17 @@ export interface SponsoredTestApp {
  * The real app with a fee sponsor loaded as SPONSOR_KEYPAIR loads it (a solana-keygen file, here in
  * a temporary directory), funded with `funding` lamports by airdrop on the app's chain.
  */
-export async function createSponsoredTestApp(funding: bigint, overrides: Partial<Config> = {}): Promise<SponsoredTestApp> {
+export async function createSponsoredTestApp(
+  funding: bigint,
+  overrides: Partial<Config> = {},
+  options: { programs?: { address: string; bytes: Uint8Array }[] } = {},
+): Promise<SponsoredTestApp> {
   const keyDir = await mkdtemp(join(tmpdir(), 'cinder-sponsor-'));
   const key = await createTestKey();
   const path = join(keyDir, 'sponsor.json');
   await writeFile(path, key.keygenJson, { mode: 0o600 });
   const sponsor = await loadSponsor(path);
-  const t = await createTestApp(overrides, { sponsor });
+  const t = await createTestApp(overrides, { sponsor, ...options });
   if (funding > 0n) {
     await airdropFactory({ rpc: t.chain.rpc, rpcSubscriptions: t.chain.rpcSubscriptions })({
       recipientAddress: sponsor.signer.address,

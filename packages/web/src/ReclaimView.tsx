@@ -55,6 +55,13 @@ function whatHappens(account: AccountPreview): string {
   }
 }
 
+/** What the wallet added to what it signed, in words: the relay accepted it (docs/wallet-additions.md). */
+function walletAddedText(wallet: string, added: { safetyChecks: number; memo: boolean }): string {
+  const parts = [...(added.safetyChecks > 0 ? [plural(added.safetyChecks, 'safety check')] : []), ...(added.memo ? ['a memo'] : [])];
+  const them = added.safetyChecks > 0 ? 'them' : 'it';
+  return `Your wallet (${wallet}) added ${parts.join(' and ')} to each transaction before signing. Cinder checked ${them} and accepted ${them}: ${added.safetyChecks > 0 ? 'safety checks only read balances and move no funds' : 'a memo only records a note'}.`;
+}
+
 function explorerLink(signature: string, cluster: Cluster) {
   if (!cluster) return null;
   const suffix = cluster === 'mainnet-beta' ? '' : `?cluster=${cluster}`;
@@ -196,7 +203,8 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     const id = ++loads.current;
     setLoading(true);
     try {
-      const answer = await api.preview({ owner, metadata: 'true', ...(burn.size > 0 ? { burn: [...burn].join(',') } : {}) });
+      // signer "wallet": the preview packs as the prepare does, leaving room for what the wallet adds.
+      const answer = await api.preview({ owner, metadata: 'true', signer: 'wallet', ...(burn.size > 0 ? { burn: [...burn].join(',') } : {}) });
       if (id === loads.current) setPreview(answer);
     } catch (e) {
       if (id === loads.current) fail(e);
@@ -226,7 +234,7 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     setOutcome(null);
     try {
       const result = await reclaim(
-        { owner, priorityFee: 0, burn: [...selected], feePayer: summary.sponsored ? 'sponsor' : 'owner' },
+        { owner, priorityFee: 0, burn: [...selected], feePayer: summary.sponsored ? 'sponsor' : 'owner', signer: 'wallet' },
         (transactions) => signAll(connected.wallet, connected.account, transactions, cluster ? CHAIN_IDS[cluster] : null),
         setProgress,
       );
@@ -338,6 +346,12 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
             ) : (
               <p>Some transactions did not land; the table below shows what is left.</p>
             )}
+            {outcome.walletAdded.safetyChecks > 0 || outcome.walletAdded.memo ? (
+              <p class="muted" data-result="wallet-added">
+                {walletAddedText(connected.wallet.name, outcome.walletAdded)}
+                {outcome.feeLamports !== null ? ` Network fees as signed: ${sol(outcome.feeLamports)}.` : ''}
+              </p>
+            ) : null}
             <TransactionList transactions={outcome.transactions} cluster={cluster} />
           </div>
         ) : null}

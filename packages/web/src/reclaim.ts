@@ -3,9 +3,13 @@
  * the wallet did not sign, and nothing whose blockhash may have expired: a person can take longer
  * to approve than a blockhash lives (about a minute), so then the transactions are prepared again
  * and the wallet asked once more, with the reason shown.
+ *
+ * Browser wallets change what they sign: Phantom and Solflare add safety checks (Lighthouse
+ * assertions), some wallets a Memo or their own compute budget. The transactions are prepared for
+ * a wallet signer (room for those additions) and relayed as signed: the relay accepts what wallets
+ * add and refuses anything else, with a reason that is shown (docs/wallet-additions.md).
  */
 import { api, ApiError, fromBase64, toBase64, type PrepareRequest, type Prepared, type RelayRequest, type Relayed } from './api.ts';
-import { messageOf, sameBytes } from './wallet.ts';
 
 /** A prepared blockhash is a few seconds old already and lives ~60 s: past this, prepare again rather than relay. */
 export const SIGN_WITHIN_MS = 45_000;
@@ -36,6 +40,10 @@ export interface Outcome {
   closedAccounts: number | null;
   netLamports: bigint | null;
   sponsored: boolean;
+  /** What the wallet added to the transactions it signed: the most safety checks in one transaction, and whether it added a Memo. */
+  walletAdded: { safetyChecks: number; memo: boolean };
+  /** The network fees of the transactions as signed (the wallet may have changed the compute budget): null when some did not land. */
+  feeLamports: bigint | null;
 }
 
 /** The wallet did not sign (the person refused, or the wallet failed): nothing was sent. */
@@ -43,6 +51,9 @@ export class WalletRefused extends Error {}
 
 const EXPIRED_AGAIN =
   'Your wallet took longer to approve than a transaction stays valid (about a minute), so Cinder prepared the transactions again. Please approve them once more.';
+
+/** The relay refused what the wallet signed for what it holds (nothing was sent): said as the person's wallet's doing. */
+const WALLET_CHANGE_REFUSED = new Set(['INSTRUCTION_NOT_ALLOWED', 'PROGRAM_NOT_ALLOWED']);
 
 /** The relay's words for a blockhash or relayToken that expired before it could send (nothing was sent). */
 const isExpiry = (error: unknown) =>
@@ -101,6 +112,8 @@ export async function reclaim(
   const done: TxProgress[] = [];
   let closedAccounts: number | null = 0;
   let netLamports: bigint | null = 0n;
+  let feeLamports: bigint | null = 0n;
+  const walletAdded = { safetyChecks: 0, memo: false };
   let note: string | null = null;
   for (let attempt = 1; ; attempt++) {
     report({ stage: 'preparing', sponsored, note, transactions: done });
@@ -117,12 +130,6 @@ export async function reclaim(
       const why = error instanceof Error && error.message ? ` (${error.message})` : '';
       throw new WalletRefused(`The wallet did not sign${why}. Nothing was sent.`);
     }
-    // A sponsored message is signed by the sponsor only as Cinder prepared it, byte for byte.
-    if (sponsored && signed.some((wire, i) => !sameBytes(messageOf(wire), messageOf(unsigned[i]!)))) {
-      throw new WalletRefused(
-        'The wallet changed the transactions before signing (some wallets add their own priority fee): the fee sponsor only signs them as Cinder prepared them. Turn that option off in the wallet and try again. Nothing was sent.',
-      );
-    }
     if (Date.now() - preparedAt > SIGN_WITHIN_MS && attempt < MAX_ATTEMPTS) {
       note = EXPIRED_AGAIN;
       continue;
@@ -130,12 +137,16 @@ export async function reclaim(
 
     const wires = signed.map(toBase64);
     let index = 0;
+    let signedFees = 0n;
     try {
       for (const batch of batches(wires, prepared.relayToken)) {
         for (let i = index; i < index + batch.length; i++) mine[i] = { ...mine[i]!, state: 'sending' };
         report({ stage: 'sending', sponsored, note, transactions: [...done, ...mine] });
         const answer = await relayBatch({ transactions: batch, ...(prepared.relayToken ? { relayToken: prepared.relayToken } : {}) });
         for (const [j, t] of answer.details.transactions.entries()) {
+          signedFees += BigInt(t.fee);
+          walletAdded.safetyChecks = Math.max(walletAdded.safetyChecks, t.walletAdded.safetyChecks);
+          walletAdded.memo ||= t.walletAdded.memo;
           mine[index + j] = t.status === 'pending' ? await settle(t.signature) : { state: t.status, signature: t.signature, error: t.error };
         }
         index += batch.length;
@@ -145,20 +156,33 @@ export async function reclaim(
       // An expired blockhash is refused before anything is sent: what is left is prepared again.
       if (isExpiry(error) && attempt < MAX_ATTEMPTS) {
         done.push(...mine.slice(0, index));
-        if (index > 0) [closedAccounts, netLamports] = [null, null];
+        if (index > 0) [closedAccounts, netLamports, feeLamports] = [null, null, null];
         note = EXPIRED_AGAIN;
         continue;
+      }
+      if (error instanceof ApiError && WALLET_CHANGE_REFUSED.has(error.code)) {
+        throw new ApiError(
+          error.status,
+          error.code,
+          `Cinder did not send what your wallet signed: the wallet changed the transactions beyond what wallets may add (safety checks, one memo, a compute budget). ${error.message}`,
+        );
       }
       throw error;
     }
     done.push(...mine);
     const allLanded = done.every((t) => t.state === 'success');
+    // Where the owner pays, a fee the wallet changed changes what the owner receives; a sponsored
+    // transaction costs the owner its repayment, as prepared (the relay refuses a fee it does not cover).
+    const preparedFees = BigInt(prepared.details.summary.feeLamports);
+    const net = BigInt(prepared.details.summary.netLamports) - (sponsored ? 0n : signedFees - preparedFees);
     return {
       transactions: done,
       allLanded,
       closedAccounts: allLanded && closedAccounts !== null ? closedAccounts + closes(prepared) : null,
-      netLamports: allLanded && netLamports !== null ? netLamports + BigInt(prepared.details.summary.netLamports) : null,
+      netLamports: allLanded && netLamports !== null ? netLamports + net : null,
       sponsored,
+      walletAdded,
+      feeLamports: allLanded && feeLamports !== null ? feeLamports + (sponsored ? preparedFees : signedFees) : null,
     };
   }
 }

@@ -45,13 +45,3 @@ export async function signAll(wallet: SigningWallet, account: WalletAccount, tra
   if (outputs.length !== transactions.length) throw new Error(`${wallet.name} returned ${outputs.length} of ${transactions.length} transactions.`);
   return outputs.map((output) => output.signedTransaction);
 }
-
-/** The message part of a wire transaction (after the compact count and the 64-byte signatures). */
-export function messageOf(wire: Uint8Array): Uint8Array {
-  // Compact-u16 count: a transaction has at most a few signatures, so one or two bytes.
-  const first = wire[0] ?? 0;
-  const [count, header] = first < 0x80 ? [first, 1] : [(first & 0x7f) | ((wire[1] ?? 0) << 7), 2];
-  return wire.subarray(header + count * 64);
-}
-
-export const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);

@@ -16,6 +16,7 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import type { Page } from 'playwright-core';
+import { signAsWallet, type TestWalletKind, type WalletEdit } from '@cinder/testkit';
 
 export const TEST_WALLET_NAME = 'Test Wallet';
 
@@ -26,6 +27,12 @@ export interface TestWallet {
   calls: string[][];
   /** Runs before the wallet answers a call (once; cleared after): a person slow to approve, say. */
   beforeAnswer?: (() => Promise<void>) | undefined;
+  /**
+   * Changes the wallet makes before signing, as Phantom, Solflare or Seeker do (testkit's
+   * testWallets.ts): undefined signs exactly what it is given. `floor` is the lower bound its
+   * guards assert on the fee payer's lamports.
+   */
+  changes?: { kind: TestWalletKind | WalletEdit; floor: bigint } | undefined;
 }
 
 /**
@@ -77,6 +84,10 @@ export async function installTestWallet(page: Page, signer: KeyPairSigner): Prom
     if (state.mode === 'refuse') throw new Error('User rejected the request.');
     const signed: string[] = [];
     for (const wire of inputs) {
+      if (state.changes) {
+        signed.push(await signAsWallet(state.changes.kind, wire, [signer.keyPair], state.changes.floor));
+        continue;
+      }
       const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
       const withOwner = await partiallySignTransaction([signer.keyPair], transaction);
       signed.push(getBase64Decoder().decode(getTransactionEncoder().encode(withOwner)));

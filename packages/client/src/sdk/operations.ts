@@ -48,6 +48,7 @@ export function operationMethods({ request, post }: Transport): OperationMethods
       if (preview.priorityFee !== undefined) query.set('priorityFee', decimalString(preview.priorityFee));
       if (preview.withdrawExcess !== undefined) query.set('withdrawExcess', String(preview.withdrawExcess));
       if (preview.metadata !== undefined) query.set('metadata', String(preview.metadata));
+      if (preview.signer !== undefined) query.set('signer', preview.signer);
       const { json } = await request({ method: 'GET', path: `api/reclaim_rent?${query}`, retryable: true, signal: requestOptions.signal });
       return normalisePreview(json);
     },

@@ -105,7 +105,8 @@ export type WalletStreamLine = Exclude<Api.GenerateWalletsStreamLine, { error: u
  */
 export type PreviewReclaimRequest = Pick<Api.ReclaimPreviewQuery, 'owner'> &
   Partial<Pick<Api.ReclaimRequest, 'burn' | 'priorityFee' | 'withdrawExcess'>> &
-  QueryOptions<Pick<Api.ReclaimPreviewQuery, 'metadata'>>;
+  QueryOptions<Pick<Api.ReclaimPreviewQuery, 'metadata'>> &
+  Pick<Api.ReclaimPreviewQuery, 'signer'>;
 
 export type ReclaimAction = Api.ReclaimPreviewAccount['action'];
 export type FeePayer = NonNullable<Api.PrepareReclaimRequest['feePayer']>;

@@ -27,6 +27,7 @@ import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
 import { mapConcurrently } from '../plan/slices.ts';
 import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS } from '../plan/relayRules.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
+import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
 
 /** Simulated units + 10 %, and at least 1,000 CU of headroom. */
 export function computeUnitLimitFor(unitsConsumed: number): number {
@@ -64,6 +65,12 @@ export interface CompileInput {
   feePayer: 'owner' | 'sponsor' | 'auto';
   /** The fee sponsor, its balance, and its policy (which decides whether and for what fee it pays). */
   sponsor: { signer: TransactionSigner; lamports: bigint; policy: SponsorPolicy } | null;
+  /**
+   * Who signs: 'wallet', a browser wallet, which adds its guards (docs/wallet-additions.md): each
+   * transaction leaves them room, bytes and compute units; 'key' (the default), Cinder or a
+   * signer that signs exactly what it is given: packed full.
+   */
+  signer?: 'key' | 'wallet';
   /**
    * A preview (nothing is signed): only the first SIMULATIONS_AT_ONCE transactions are simulated,
    * the others are priced without a simulation for the same fee (`priceWithoutSimulation`).
@@ -142,12 +149,17 @@ async function priceTransactions(
         );
       }
       if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
-      const computeUnitLimit =
-        simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed);
+      // A wallet's guards run inside this limit where the wallet keeps the compute budget as prepared.
+      const computeUnitLimit = Math.min(
+        MAX_COMPUTE_UNIT_LIMIT,
+        (simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed)) + roomOf(input).computeUnits,
+      );
       return pricedAt(transaction, computeUnitLimit, share, signatures, sponsored);
     },
   );
 }
+
+const roomOf = (input: CompileInput) => (input.signer === 'wallet' ? WALLET_GUARD_ROOM : { bytes: 0, computeUnits: 0 });
 
 function sponsorUnavailable(detail: string): CinderError {
   return new CinderError('SPONSOR_UNAVAILABLE', `${detail} Nothing was sent; try again later.`, { headers: { 'retry-after': '30' } });
@@ -180,7 +192,7 @@ function summarize(parties: TransactionParties, transactions: CompiledTransactio
 /** The owner pays: simulate, price, and check the fee payer's reserve and the fee against the reclaim. */
 async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner: TransactionSigner, deadline: number): Promise<CompiledPlan> {
   const parties = { owner, feePayer: owner };
-  const planned = await packTransactions(input.actions, parties);
+  const planned = await packTransactions(input.actions, parties, roomOf(input));
   const reserve = rentExemptMinimum(input.rent, 0);
   // Said from the fee bounds when the node refuses the fee payer: exactly how much is missing.
   const assertOwnerCanPayBounds = () =>
@@ -220,7 +232,7 @@ async function compileSponsored(
   // The sponsor's policy first: a wallet it does not pay for now costs no simulation.
   await sponsor.policy.admit(input.owner);
   const parties = { owner, feePayer: sponsor.signer };
-  const planned = await packTransactions(input.actions, parties);
+  const planned = await packTransactions(input.actions, parties, roomOf(input));
   const reserve = rentExemptMinimum(input.rent, 0);
   const bounds = planned.map((_, i) => feeUpperBound(2, priorityShare(input.priorityFeeLamports, planned.length, i)));
   sponsor.policy.assertFeeWithinBound(bounds);

@@ -57,6 +57,8 @@ export interface PipelineRequest {
   allowNetLoss: boolean;
   /** 'auto' (keyed operations and previews): the sponsor pays only when the owner cannot. */
   feePayer: 'owner' | 'sponsor' | 'auto';
+  /** 'wallet': a browser wallet signs and adds its guards, so each transaction leaves them room (src/operations/compile.ts). */
+  signer?: 'key' | 'wallet';
   /**
    * The key was given as 32 bytes: a seed, or a wallet address pasted by mistake. The pasted value
    * itself is never looked up on chain (were it a real seed, that would hand it to the RPC
@@ -161,6 +163,7 @@ export function createPipeline(deps: PipelineDeps) {
           allowNetLoss: request.allowNetLoss,
           lifetime,
           feePayer: request.feePayer,
+          ...(request.signer ? { signer: request.signer } : {}),
           estimate,
           sponsor:
             deps.sponsor && deps.sponsorPolicy

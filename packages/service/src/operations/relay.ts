@@ -3,18 +3,24 @@
  * `solana` CLI, @solana/kit), checked and handed to the shared landing engine. Nothing is sent
  * unless every transaction of the request passes every check:
  *
+ * Steps 1 to 4 are static, in src/operations/relayCandidates.ts.
+ *
  * 1. it decodes (kit's transaction and compiled-message decoders) to exactly the bytes given;
- * 2. every instruction belongs to Compute Budget, System, SPL Token, Token-2022 or Associated Token,
- *    and (unless RELAY_ANY_TRANSACTION) is one that Cinder itself prepares (src/plan/relayRules.ts):
+ * 2. what a browser wallet added is only what wallets add (src/plan/walletAdditions.ts: known
+ *    Lighthouse assertions, one Memo, a compute budget; docs/wallet-additions.md), and every other
+ *    instruction belongs to Compute Budget, System, SPL Token, Token-2022 or Associated Token and
+ *    (unless RELAY_ANY_TRANSACTION) is one that Cinder itself prepares (src/plan/relayRules.ts):
  *    the relay is no free transaction service for transfers, spam or a drainer's signed message;
  * 3. every signature is present and verifies against its signer's public key (WebCrypto), except
  *    the fee sponsor's, which the relay adds itself, and only to a message that a relay token
  *    proves this service prepared (src/operations/relayToken.ts) and that the sponsor's policy
  *    would pay for (src/operations/sponsorPolicy.ts: Cinder's own instructions, its fee within the
  *    bound and repaid in full, the compute budget read as the runtime reads it);
- * 4. no two transactions of the request take from the same token account: standard JSON-RPC
- *    simulates each transaction on today's state only (no bundle simulation), so this static rule
- *    is what keeps a request's transactions from failing one another after all passed;
+ * 4. no two transactions of the request take from the same token account, and none carries a
+ *    wallet's guard that another transaction of the request can break (an exact, upper-bound or
+ *    not-equal comparison on an account the other writes): standard JSON-RPC simulates each
+ *    transaction on today's state only (no bundle simulation), so these static rules are what keep
+ *    a request's transactions from failing one another after all passed;
  * 5. the owner's signed sponsored messages start the wallet's sponsored turn here (a prepare nobody
  *    signed starts none: "No lockout"); while a wallet's turn is in flight, a transaction it signed
  *    or one writing a token account of those messages is 409 naming them, so that none of the
@@ -28,40 +34,16 @@
  * landTransactions shares one landing loop per signature (rebroadcasting identical bytes can never
  * act twice: the signature is the transaction's identity).
  */
-import {
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getCompiledTransactionMessageEncoder,
-  getPublicKeyFromAddress,
-  getSignatureFromTransaction,
-  getTransactionDecoder,
-  partiallySignTransaction,
-  verifySignature,
-  type Address,
-  type CompiledTransactionMessage,
-  type Signature,
-  type Transaction,
-} from '@solana/kit';
+import { getBase64EncodedWireTransaction, getSignatureFromTransaction, partiallySignTransaction, type Address, type Signature, type Transaction } from '@solana/kit';
 import type { ChainAdapter } from '../chain/types.ts';
 import { readVerdicts, reportOf } from '../chain/verdicts.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
 import type { Sponsor } from '../keys/sponsor.ts';
-import { TRANSACTION_SIZE_LIMIT } from '../plan/pack.ts';
-import {
-  consumedTokenAccount,
-  innerProgramNotAllowed,
-  instructionName,
-  messageInstructions,
-  notCinderInstruction,
-  RELAY_ALLOWED_PROGRAMS,
-  writableStaticAccounts,
-  type RelayableMessage,
-} from '../plan/relayRules.ts';
+import { innerProgramNotAllowed, writableStaticAccounts } from '../plan/relayRules.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { landTransactions, overallStatus, type LandingOutcome, type OperationStatus, type SignedForSending } from './land.ts';
-import { preparedMessageIdentity } from '../plan/messageIdentity.ts';
+import { allowedProgramNames, assertGuardsHold, assertNoOverlap, assertSigned, decodeCandidate, field, refuse, type Candidate } from './relayCandidates.ts';
 import { checkRelayTokenIdentities, readRelayToken } from './relayToken.ts';
 import { reportSponsoredLanding, sponsoredInFlight, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 
@@ -103,6 +85,10 @@ export interface RelayedTransactionReport {
   slot: bigint | null;
   /** The fee sponsor paid the fee (and was repaid in the same transaction). */
   sponsored: boolean;
+  /** The fee of the message as signed (signatures and the priority fee of the compute budget the wallet left), in lamports. */
+  feeLamports: bigint;
+  /** What the wallet added to what Cinder prepared: Lighthouse safety checks and a Memo. */
+  walletAdded: { safetyChecks: number; memo: boolean };
   error: string | null;
 }
 
@@ -114,125 +100,11 @@ export interface RelayResult {
   transactions: RelayedTransactionReport[];
 }
 
-interface Candidate {
-  index: number;
-  transaction: Transaction;
-  message: RelayableMessage;
-  /** What Cinder prepared, whatever a wallet added (src/plan/messageIdentity.ts): relay tokens and turns know a message by it. */
-  identity: string;
-  feePayer: Address;
-  sponsored: boolean;
-  /** The token accounts its instructions take from (close, burn, withdraw, transfer), each once. */
-  consumed: Address[];
-  /** What the sponsor's policy said of it (sponsored only): its fee, and the owner who repays it. */
-  paid: { feeLamports: bigint; owner: Address } | null;
-}
-
-/** The problem's field name (problem.ts shows names of letters, digits, `_`, `.` and `-` only). */
-const field = (index: number) => `transactions.${index}`;
-
-type RefusalCode = 'INVALID_TRANSACTION' | 'TRANSACTION_NOT_SIGNED' | 'PROGRAM_NOT_ALLOWED' | 'INSTRUCTION_NOT_ALLOWED' | 'TRANSACTIONS_CONFLICT' | 'TRANSACTION_REJECTED';
-
-function refuse(code: RefusalCode, index: number, problem: string): CinderError {
-  return new CinderError(code, `${field(index)} ${problem}. Nothing was sent.`, { errors: [{ field: field(index), message: problem }] });
-}
-
-const base64 = getBase64Encoder();
-const transactionDecoder = getTransactionDecoder();
-const messageEncoder = getCompiledTransactionMessageEncoder();
-const messageDecoder = getCompiledTransactionMessageDecoder();
-const allowedProgramNames = () => [...RELAY_ALLOWED_PROGRAMS.values()].join(', ');
-
-function decodeCandidate(wire: string, index: number, sponsor: Address | null, relayAny: boolean, preparedHere: (identity: string) => boolean): Candidate {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(wire) || wire.length % 4 !== 0) throw refuse('INVALID_TRANSACTION', index, 'is not base64');
-  const bytes = new Uint8Array(base64.encode(wire));
-  if (bytes.length > TRANSACTION_SIZE_LIMIT) {
-    throw refuse('INVALID_TRANSACTION', index, `is ${bytes.length} bytes, over the ${TRANSACTION_SIZE_LIMIT}-byte limit of a transaction`);
-  }
-  let transaction: Transaction;
-  let message: CompiledTransactionMessage;
-  try {
-    transaction = transactionDecoder.decode(bytes);
-    message = messageDecoder.decode(transaction.messageBytes);
-  } catch {
-    throw refuse('INVALID_TRANSACTION', index, 'is not a Solana wire transaction');
-  }
-  if (message.version !== 'legacy' && message.version !== 0) {
-    throw refuse('INVALID_TRANSACTION', index, `is a version ${message.version} transaction; only legacy and version 0 transactions are relayed`);
-  }
-  // The message decoder stops where the message ends: bytes after it would be signed but ignored.
-  const reencoded = messageEncoder.encode(message);
-  if (reencoded.length !== transaction.messageBytes.length || !reencoded.every((b, i) => b === transaction.messageBytes[i])) {
-    throw refuse('INVALID_TRANSACTION', index, 'has bytes after the end of the transaction');
-  }
-  const feePayer = message.staticAccounts[0];
-  if (!feePayer) throw refuse('INVALID_TRANSACTION', index, 'has no fee payer');
-  const sponsored = sponsor !== null && feePayer === sponsor;
-  const identity = preparedMessageIdentity(message);
-  const instructions = messageInstructions(message);
-  for (const instruction of instructions) {
-    if (instruction.program === null || !RELAY_ALLOWED_PROGRAMS.has(instruction.program)) {
-      throw refuse(
-        'PROGRAM_NOT_ALLOWED',
-        index,
-        `calls ${instruction.program ?? 'a program loaded from an address lookup table'}; only ${allowedProgramNames()} instructions are relayed`,
-      );
-    }
-  }
-  if (!relayAny) {
-    // The token is checked only for a message that needs it (a close paying out elsewhere), and
-    // never for a sponsored one: the sponsor pays for closes to the owner only.
-    let prepared: boolean | null = null;
-    const isPrepared = () => (prepared ??= !sponsored && preparedHere(identity));
-    for (const instruction of instructions) {
-      const refusal = notCinderInstruction(instruction, sponsored ? sponsor : null);
-      const why = refusal && isPrepared() ? notCinderInstruction(instruction, null, true) : refusal;
-      if (why) {
-        throw refuse(
-          'INSTRUCTION_NOT_ALLOWED',
-          index,
-          `has instruction ${instruction.index} (${instructionName(instruction)}), which ${why}; this relay lands only what Cinder prepares ` +
-            '(compute budget; token Burn, BurnChecked, CloseAccount, WithdrawExcessLamports to the owner; HarvestWithheldTokensToMint; the repayment of the fee sponsor)',
-        );
-      }
-    }
-  }
-  // One transaction is atomic: a burn and the close of the same account in it are one step.
-  const consumed = [...new Set(instructions.map(consumedTokenAccount).filter((a): a is Address => a !== null))];
-  return { index, transaction, message, identity, feePayer, sponsored, consumed, paid: null };
-}
-
-/** Every signature but the sponsor's must be present and valid for this exact message. */
-async function assertSigned(candidate: Candidate, sponsor: Address | null): Promise<void> {
-  const { transaction, index } = candidate;
-  for (const [signer, signature] of Object.entries(transaction.signatures) as [Address, Uint8Array | null][]) {
-    if (candidate.sponsored && signer === sponsor) continue;
-    if (!signature || signature.every((b) => b === 0)) throw refuse('TRANSACTION_NOT_SIGNED', index, `is not signed by ${signer}`);
-    const publicKey = await getPublicKeyFromAddress(signer);
-    if (!(await verifySignature(publicKey, signature as Parameters<typeof verifySignature>[1], transaction.messageBytes))) {
-      throw refuse('TRANSACTION_NOT_SIGNED', index, `has a signature of ${signer} that does not verify for this message`);
-    }
-  }
-}
-
-/** No token account is taken from twice in one request: the second transaction could only fail after both passed their simulations. */
-function assertNoOverlap(candidates: readonly Candidate[]): void {
-  const takenBy = new Map<Address, number>();
-  for (const candidate of candidates) {
-    for (const account of candidate.consumed) {
-      const other = takenBy.get(account);
-      if (other !== undefined) {
-        throw refuse(
-          'TRANSACTIONS_CONFLICT',
-          candidate.index,
-          `takes from token account ${account}, as ${field(other)} does: ` +
-            'each transaction is simulated on today\'s state, so one of them would fail on chain after both passed; send them in separate requests, one after the other has landed',
-        );
-      }
-      takenBy.set(account, candidate.index);
-    }
-  }
-}
+const reportFields = (c: Candidate) => ({
+  sponsored: c.sponsored,
+  feeLamports: c.paid?.feeLamports ?? c.feeLamports,
+  walletAdded: { safetyChecks: c.additions.lighthouse, memo: c.additions.memo },
+});
 
 function relayTokenInvalid(detail: string): CinderError {
   return new CinderError('RELAY_TOKEN_INVALID', `${detail} Nothing was sent.`, { errors: [{ field: 'relayToken', message: detail }] });
@@ -298,6 +170,19 @@ export function createRelay(deps: RelayDeps) {
     }
   }
 
+  /**
+   * Guards that require a balance of the sponsor (a lamports lower bound on it): the sponsor
+   * co-signs only while its balance, less the fees of this request's sponsored transactions and
+   * of those in flight, stays at or above the floor (docs/wallet-additions.md).
+   */
+  async function assertSponsorFloors(sponsored: readonly Candidate[], deadline: number): Promise<void> {
+    const floored = sponsored.filter((c) => c.paid!.sponsorFloor !== null);
+    if (floored.length === 0) return;
+    const balance = await chain.getBalance(sponsorAddress!, deadline);
+    const thisRequest = sponsored.reduce((sum, c) => sum + c.paid!.feeLamports, 0n);
+    for (const c of floored) await policy!.assertFloorHolds(c.index, c.paid!.owner, c.paid!.sponsorFloor, balance, thisRequest);
+  }
+
   async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number, group: string): Promise<RelayResult> {
     const signatures = transactions.map((t) => getSignatureFromTransaction(t));
     const verdicts = await readVerdicts(chain, signatures, deadline);
@@ -306,7 +191,7 @@ export function createRelay(deps: RelayDeps) {
       const verdict = verdicts[i]!;
       if (verdict.kind !== 'landed') return null;
       const { status, slot, error } = reportOf(verdict);
-      return { signature, status, slot, sponsored: candidates[i]!.sponsored, error };
+      return { signature, status, slot, ...reportFields(candidates[i]!), error };
     });
 
     // Only what the chain does not know yet starts a turn, is checked against the sponsored messages
@@ -389,7 +274,7 @@ export function createRelay(deps: RelayDeps) {
       ];
       for (const [candidate, outcome] of landed) {
         const report = reportSponsoredLanding(outcome);
-        reports[candidate.index] = { signature: signatures[candidate.index]!, status: report.status, slot: report.slot, sponsored: candidate.sponsored, error: report.error };
+        reports[candidate.index] = { signature: signatures[candidate.index]!, status: report.status, slot: report.slot, ...reportFields(candidate), error: report.error };
       }
     }
 
@@ -440,6 +325,8 @@ export function createRelay(deps: RelayDeps) {
       for (const candidate of sponsored) candidate.paid = policy!.paysFor(candidate.index, candidate.message);
     }
     assertNoOverlap(candidates);
+    assertGuardsHold(candidates);
+    if (policy && sponsored.length > 0) await assertSponsorFloors(sponsored, deadline);
     const transactions = await Promise.all(
       candidates.map((c) => (c.sponsored ? partiallySignTransaction([deps.sponsor!.signer.keyPair], c.transaction) : c.transaction)),
     );

@@ -27,18 +27,22 @@
  *   (SPONSOR_MAX_LOSS_LAMPORTS_PER_OWNER_PER_HOUR, over it 403 SPONSOR_DECLINED); every loss is
  *   counted (cinder_sponsor_lamports_lost_total, cinder_sponsor_failed_transactions_total) and
  *   logged as a warning naming the owner.
- * - What it signs: only a message Cinder would have built (src/plan/relayRules.ts), with the sponsor
- *   only as fee payer and as the destination of the owner's repayment, every compute-budget
- *   instruction read as the runtime reads it (src/plan/computeBudget.ts), a fee within the bound,
- *   and a repayment of at least that fee; and only a message of the owner's turn in flight.
+ * - What it signs: only a message Cinder would have built (src/plan/relayRules.ts), plus what a
+ *   browser wallet adds (src/plan/walletAdditions.ts: known Lighthouse assertions, one Memo, a
+ *   compute budget), with the sponsor only as fee payer, as the destination of the owner's
+ *   repayment and as the account a guard reads for a lamports lower bound or a property only its
+ *   key holder can change; every compute-budget instruction read as the runtime reads it
+ *   (src/plan/computeBudget.ts), the fee of the message as signed within the bound and repaid in
+ *   full; the sponsor's balance above any floor the guards set, less what is in flight; and only
+ *   a message of the owner's turn in flight.
  */
 import type { Address } from '@solana/kit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { describeComputeBudgetError, readComputeBudget } from '../plan/computeBudget.ts';
-import { signatureFees, transactionFee } from '../plan/fees.ts';
+import { signatureFees } from '../plan/fees.ts';
+import { checkWalletAdditions, isWalletAdditionKind, sponsorFeeRepaid, sponsorFloorHolds } from '../plan/walletAdditions.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { messageInstructions, notCinderInstruction, transferSolOf, type RelayableMessage } from '../plan/relayRules.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
@@ -272,23 +276,20 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
      * Is this a message the sponsor would pay for? (Behind the relay token, on its own: a token
      * minted with a leaked secret still buys nothing else.) Returns its fee and the owner who repays it.
      */
-    paysFor(index: number, message: RelayableMessage): { feeLamports: bigint; owner: Address } {
+    paysFor(index: number, message: RelayableMessage): { feeLamports: bigint; owner: Address; sponsorFloor: bigint | null } {
       if (message.version === 0 && (message.addressTableLookups?.length ?? 0) > 0) throw refuseMessage(index, 'uses address lookup tables');
+      // The message as signed: what the wallet added is judged first (the sponsor only ever the
+      // account a guard reads for a lower bound or a key-holder-only property), then Cinder's part.
+      const verdict = checkWalletAdditions(null, message, sponsor);
+      if (!verdict.ok) throw refuseMessage(index, `holds what a wallet may not add: ${verdict.reason}`);
+      const { computeBudget, sponsorFloor } = verdict.additions;
+      if (computeBudget.computeUnitLimit === null) throw refuseMessage(index, 'sets no compute unit limit');
       const instructions = messageInstructions(message);
-      const budget = readComputeBudget(instructions.map((i) => ({ programAddress: i.program!, data: i.data })));
-      if (!budget.ok) throw refuseMessage(index, `has a compute budget the runtime refuses: ${describeComputeBudgetError(budget.error)}`);
-      if (budget.limits.computeUnitLimit === null) throw refuseMessage(index, 'sets no compute unit limit');
-      const feeLamports = transactionFee(
-        message.header.numSignerAccounts,
-        budget.limits.computeUnitPriceMicroLamports,
-        budget.limits.computeUnitLimit,
-      );
-      if (feeLamports > config.maxFeeLamports) {
-        throw refuseMessage(index, `pays a fee of ${formatSol(feeLamports)} SOL, over the fee sponsor's bound of ${formatSol(config.maxFeeLamports)} SOL`);
-      }
       let repaid = 0n;
       let owner: Address | null = null;
       for (const instruction of instructions) {
+        // Accepted additions (guards, a Memo) name the sponsor only as checkWalletAdditions allows.
+        if (isWalletAdditionKind(instruction)) continue;
         const why = notCinderInstruction(instruction, sponsor);
         if (why) throw refuseMessage(index, `has instruction ${instruction.index}, which ${why}`);
         const transfer = transferSolOf(instruction);
@@ -300,10 +301,33 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
           throw refuseMessage(index, `uses the fee sponsor ${sponsor} in an instruction other than its repayment`);
         }
       }
-      if (owner === null || repaid < feeLamports) {
-        throw refuseMessage(index, `repays the fee sponsor ${formatSol(repaid)} SOL of its ${formatSol(feeLamports)} SOL fee`);
+      const fee = sponsorFeeRepaid(message.header.numSignerAccounts, computeBudget, repaid);
+      if (fee.feeLamports > config.maxFeeLamports) {
+        throw refuseMessage(index, `pays a fee of ${formatSol(fee.feeLamports)} SOL, over the fee sponsor's bound of ${formatSol(config.maxFeeLamports)} SOL`);
       }
-      return { feeLamports, owner };
+      if (owner === null) throw refuseMessage(index, `repays the fee sponsor nothing of its ${formatSol(fee.feeLamports)} SOL fee`);
+      if (!fee.ok) {
+        // A unit price above 0 is what a wallet sets on its own: say what the person can do about it.
+        const hint = computeBudget.computeUnitPriceMicroLamports > 0n ? `: ${fee.reason}` : '';
+        throw refuseMessage(index, `repays the fee sponsor ${formatSol(repaid)} SOL of its ${formatSol(fee.feeLamports)} SOL fee${hint}`);
+      }
+      return { feeLamports: fee.feeLamports, owner, sponsorFloor };
+    },
+
+    /**
+     * A guard's floor on the sponsor's balance holds when the sponsor, less the fees of this
+     * request's sponsored transactions and of every sponsored transaction in flight (each lost if
+     * it fails), still has it: only the sponsor's own spending can lower its balance.
+     */
+    async assertFloorHolds(index: number, owner: Address, floor: bigint | null, sponsorLamports: bigint, requestFeesLamports: bigint): Promise<void> {
+      if (floor === null) return;
+      const { reserved } = await ledger.losses(owner, LOSS_WINDOW_MS);
+      if (sponsorFloorHolds(floor, sponsorLamports, requestFeesLamports + reserved)) return;
+      throw refuseMessage(
+        index,
+        `has a safety check its wallet added that requires the fee sponsor to hold at least ${formatSol(floor)} SOL, which it may not hold when this transaction runs ` +
+          `(it holds ${formatSol(sponsorLamports)} SOL, ${formatSol(requestFeesLamports + reserved)} SOL of it at stake in sponsored transactions): pay the fee yourself without the sponsor`,
+      );
     },
 
     /**

@@ -174,6 +174,16 @@ export function legacyTransactionSize(feePayer: Address, instructions: readonly 
 }
 
 /**
+ * Room a transaction leaves for what the signing wallet adds (a browser wallet's guards:
+ * WALLET_GUARD_ROOM of src/plan/walletAdditions.ts): bytes off the packet limit, compute units
+ * on top of its estimate. Keyed doors, where Cinder signs, leave none.
+ */
+export interface SignerRoom {
+  bytes: number;
+  computeUnits: number;
+}
+
+/**
  * A transaction being packed: its actions, and its wire size at the largest compute budget and
  * repayment values (the size of the final one is never larger) and compute-unit estimate, both
  * updated as each action joins. Its instructions are those of `transactionInstructions`: one
@@ -247,8 +257,11 @@ function plannedTransaction(actions: AccountAction[], computeUnitEstimate: numbe
  * an account joins the current transaction while it stays within the packet size and the compute
  * limit, else it starts the next one. One step per account: a batch that an account overfills is
  * closed without it, and the account starts a new one. A slice at a time (src/plan/slices.ts).
+ * `room`: what the signer's wallet may add, kept free in every transaction.
  */
-export async function packTransactions(actions: readonly AccountAction[], parties: TransactionParties): Promise<PlannedTransaction[]> {
+export async function packTransactions(actions: readonly AccountAction[], parties: TransactionParties, room: SignerRoom | null = null): Promise<PlannedTransaction[]> {
+  const sizeLimit = TRANSACTION_SIZE_LIMIT - (room?.bytes ?? 0);
+  const unitLimit = MAX_COMPUTE_UNIT_LIMIT - (room?.computeUnits ?? 0);
   const transactions: PlannedTransaction[] = [];
   let batch = new Batch(parties);
   for (const [i, action] of actions.entries()) {
@@ -257,7 +270,7 @@ export async function packTransactions(actions: readonly AccountAction[], partie
     // The estimate without this action: what the batch closed without it would count again.
     const computeUnitsBefore = batch.computeUnits;
     batch.add(action);
-    if (batch.actions.length > 1 && (batch.size > TRANSACTION_SIZE_LIMIT || batch.computeUnits > MAX_COMPUTE_UNIT_LIMIT)) {
+    if (batch.actions.length > 1 && (batch.size > sizeLimit || batch.computeUnits > unitLimit)) {
       transactions.push(plannedTransaction(batch.actions.slice(0, -1), computeUnitsBefore));
       batch = batchOf([action], parties);
     }

@@ -19,6 +19,7 @@ import {
   transactionSize,
   withComputeBudget,
 } from '../../src/plan/pack.ts';
+import { WALLET_GUARD_ROOM } from '../../src/plan/walletAdditions.ts';
 import { DEFAULT_RENT, decodeRent, rentExemptMinimum } from '../../src/plan/rent.ts';
 import { isCinderError } from '../../src/errors.ts';
 
@@ -198,6 +199,19 @@ describe('packTransactions: as many closes per legacy transaction as 1,232 bytes
       assert.ok(transactionSize([...transactions[0]!.actions, transactions[1]!.actions[0]!], parties) > TRANSACTION_SIZE_LIMIT);
     });
   }
+
+  it('for a browser wallet, each transaction leaves the room of Phantom\'s four guards (160 bytes), and is otherwise full', async () => {
+    const { owner, actions } = await closes(60, TOKEN_PROGRAM_ADDRESS);
+    const signer = createNoopSigner(owner);
+    const parties = { owner: signer, feePayer: createNoopSigner(await randomAddress()) };
+    const full = await packTransactions(actions, parties);
+    const roomy = await packTransactions(actions, parties, WALLET_GUARD_ROOM);
+    assert.equal(roomy.reduce((sum, t) => sum + t.actions.length, 0), 60);
+    assert.ok(roomy[0]!.actions.length < full[0]!.actions.length, `closes per transaction: ${roomy[0]!.actions.length} with room, ${full[0]!.actions.length} without`);
+    for (const t of roomy) assert.ok(transactionSize(t.actions, parties) + WALLET_GUARD_ROOM.bytes <= TRANSACTION_SIZE_LIMIT);
+    // Otherwise full: one more account would eat into the room.
+    assert.ok(transactionSize([...roomy[0]!.actions, roomy[1]!.actions[0]!], parties) + WALLET_GUARD_ROOM.bytes > TRANSACTION_SIZE_LIMIT);
+  });
 
   it('computes the exact wire size kit encodes, for plain, burning, harvesting and sponsored transactions', async () => {
     const owner = await randomAddress();

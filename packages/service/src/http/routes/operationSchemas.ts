@@ -42,6 +42,12 @@ export const FeePayerField = Type.Union([Type.Literal('owner'), Type.Literal('sp
   description: "'sponsor': the service's fee sponsor pays and is repaid from the reclaimed rent in the same transaction",
 });
 
+export const SignerField = Type.Union([Type.Literal('key'), Type.Literal('wallet')], {
+  default: 'key',
+  description:
+    "'wallet': a browser wallet signs, which may add its safety checks (Lighthouse assertions: Phantom adds four): each transaction leaves them room (160 bytes, one account key, 8,000 compute units), so a preview and a prepare with the same signer have the same transactions",
+});
+
 export const StatusField = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]);
 
 const SkippedAccountSchema = Type.Object({ address: Type.String(), code: Type.String(), reason: Type.String() });

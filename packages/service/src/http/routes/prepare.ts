@@ -22,6 +22,7 @@ import {
   previewOf,
   PriorityFeeField,
   problem,
+  SignerField,
   U64,
   WithdrawExcessField,
 } from './operationSchemas.ts';
@@ -34,6 +35,7 @@ export const PrepareBurnRequestSchema = Type.Object(
     priorityFee: PriorityFeeField,
     feePayer: Type.Optional(FeePayerField),
     allowNetLoss: Type.Optional(AllowNetLossField),
+    signer: Type.Optional(SignerField),
   },
   { additionalProperties: false },
 );
@@ -46,6 +48,7 @@ export const PrepareReclaimRequestSchema = Type.Object(
     withdrawExcess: Type.Optional(WithdrawExcessField),
     feePayer: Type.Optional(FeePayerField),
     allowNetLoss: Type.Optional(AllowNetLossField),
+    signer: Type.Optional(SignerField),
   },
   { additionalProperties: false },
 );
@@ -129,7 +132,7 @@ export function registerPrepareRoutes(
   };
 
   app.post('/api/burn_tokens/prepare', { config: { problemCodes: PREPARE_BURN_PROBLEMS }, schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
-    const { mint, owner, priorityFee, feePayer, allowNetLoss } = request.body;
+    const { mint, owner, priorityFee, feePayer, allowNetLoss, signer } = request.body;
     const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
@@ -137,6 +140,7 @@ export function registerPrepareRoutes(
       priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
       allowNetLoss: allowNetLoss ?? false,
       feePayer: feePayer ?? 'owner',
+      signer: signer ?? 'key',
     });
   });
 
@@ -157,13 +161,14 @@ export function registerPrepareRoutes(
     },
     async (request) => {
       if ('owners' in request.body) return prepareManyHandler(many, request.body);
-      const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss } = request.body;
+      const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss, signer } = request.body;
       return prepare({
         owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
         door: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
         priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
         allowNetLoss: allowNetLoss ?? false,
         feePayer: feePayer ?? 'owner',
+        signer: signer ?? 'key',
       });
     },
   );

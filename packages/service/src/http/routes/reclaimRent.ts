@@ -23,6 +23,7 @@ import {
   previewOf,
   PriorityFeeField,
   problem,
+  SignerField,
   U64,
   UserPrivateKeyField,
   WithdrawExcessField,
@@ -64,6 +65,7 @@ export const PreviewQuerySchema = Type.Object(
     burn: Type.Optional(Type.String({ description: 'Comma-separated mints to burn as well', maxLength: 4600 })),
     priorityFee: Type.Optional(Type.String({ description: 'Total priority fee in SOL, as in a reclaim (default 0)', pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 20 })),
     withdrawExcess: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+    signer: Type.Optional(SignerField),
     metadata: Type.Optional(
       Type.Union([Type.Literal('true'), Type.Literal('false')], {
         description: "true: each account also has its mint's name, symbol and looksLikeNft (one more batch of account reads)",
@@ -102,7 +104,7 @@ export function registerReclaimRentRoutes(
       },
     },
     async (request) => {
-      const { owner, burn, priorityFee, withdrawExcess, metadata } = request.query;
+      const { owner, burn, priorityFee, withdrawExcess, metadata, signer } = request.query;
       const ownerAddress = parseAddress(owner, 'owner', 'INVALID_OWNER');
       const burnList = parseBurnList(burn === undefined || burn === '' ? [] : burn.split(','));
       const fee = priorityFee === undefined ? 0 : Number(priorityFee);
@@ -118,6 +120,7 @@ export function registerReclaimRentRoutes(
           priorityFeeLamports,
           allowNetLoss: false,
           feePayer: 'auto',
+          signer: signer ?? 'key',
         });
       } finally {
         release();

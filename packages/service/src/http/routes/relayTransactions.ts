@@ -38,6 +38,14 @@ export const RelayResponseSchema = formASchema(
         status: StatusField,
         slot: Type.Union([Type.Integer(), Type.Null()]),
         sponsored: Type.Boolean({ description: 'The fee sponsor paid the fee and was repaid in the same transaction' }),
+        fee: Type.String({ pattern: '^[0-9]+$', description: 'The fee of the transaction as signed, in lamports (decimal string): a wallet may have changed its compute budget' }),
+        walletAdded: Type.Object(
+          {
+            safetyChecks: Type.Integer({ minimum: 0, description: 'Lighthouse assertion instructions the wallet added (Phantom adds 4, Solflare 2)' }),
+            memo: Type.Boolean({ description: 'The wallet added a Memo' }),
+          },
+          { description: 'What the signing wallet added to the prepared transaction (docs/wallet-additions.md)' },
+        ),
         error: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
@@ -49,7 +57,7 @@ export function toRelayResponse(result: RelayResult) {
   return formA(result, {
     signatures: result.signatures,
     slot: slotJson(result.slot),
-    transactions: result.transactions.map((t) => ({ ...t, slot: slotJson(t.slot) })),
+    transactions: result.transactions.map(({ feeLamports, ...t }) => ({ ...t, fee: feeLamports.toString(), slot: slotJson(t.slot) })),
   });
 }
 
