@@ -303,11 +303,14 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
             every transaction.
           </p>
         ) : null}
-        {summary?.problem ? (
-          <p class="notice">
-            {summary.problem.code === 'NOTHING_TO_RECLAIM'
-              ? 'Nothing to reclaim now: this wallet has no empty token account. To close accounts that hold tokens, select them below to burn.'
-              : summary.problem.detail}
+        {/* After a reclaim its result says what happened: a "nothing to reclaim" read after it is no warning. */}
+        {summary?.problem && !(outcome && summary.problem.code === 'NOTHING_TO_RECLAIM') ? (
+          <p class="notice" data-note="problem">
+            {summary.problem.code !== 'NOTHING_TO_RECLAIM'
+              ? summary.problem.detail
+              : preview?.accounts.some(burnable)
+                ? 'Nothing to reclaim now: this wallet has no empty token account. To close accounts that hold tokens, select them below to burn.'
+                : 'Nothing to reclaim now: this wallet has no empty token account.'}
           </p>
         ) : null}
         <div class="row">

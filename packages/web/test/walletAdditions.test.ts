@@ -147,6 +147,8 @@ async function reclaimWith(kind: TestWalletKind, count: number, funding: bigint,
   if (expect.memo) assert.match(added, /a memo/);
   assert.match(added, new RegExp(`Network fees as signed: ${sol(fees).replace('.', '\\.')}`));
   assert.doesNotMatch(await v.page.locator('main').innerText(), /turn .* off/i, 'never asks to turn a protection off');
+  // Everything closed: the fresh preview finds nothing to reclaim, which the result already says.
+  assert.equal(await v.page.locator('[data-note="problem"]').count(), 0, 'no stale "nothing to reclaim" warning beside the result');
   assert.deepEqual(v.errors, []);
   await v.close();
   return added;
