@@ -348,7 +348,12 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
  * cores). `acquire` answers 429 RATE_LIMITED beyond the cap; the slot is given back by `release`,
  * once the preview's work is done (whether or not the client is still there).
  */
-export function createPreviewSlots(perClient: number) {
+export interface PreviewSlots {
+  /** Takes one of the client's preview slots, or throws 429 RATE_LIMITED when all are taken; returns the release (idempotent). */
+  acquire(client: string): () => void;
+}
+
+export function createPreviewSlots(perClient: number): PreviewSlots {
   const running = new Map<string, number>();
   return {
     acquire(client: string): () => void {
@@ -372,5 +377,3 @@ export function createPreviewSlots(perClient: number) {
     },
   };
 }
-
-export type PreviewSlots = ReturnType<typeof createPreviewSlots>;

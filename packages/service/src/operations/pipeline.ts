@@ -10,7 +10,9 @@ import {
   getSignatureFromTransaction,
   signTransactionMessageWithSigners,
   type Address,
+  type Base64EncodedWireTransaction,
   type KeyPairSigner,
+  type Transaction,
 } from '@solana/kit';
 import type { ChainAdapter } from '../chain/types.ts';
 import { CinderError } from '../errors.ts';
@@ -120,7 +122,37 @@ function tooLargeToSponsor(plan: CompiledPlan): CinderError {
   );
 }
 
-export function createPipeline(deps: PipelineDeps) {
+/** A prepare answer: the plan, its unsigned transactions compiled for a wallet to sign, and the relay token's expiry when sponsored. */
+export interface PreparedOperation extends PlannedOperation {
+  /** Never null here: a plan with a problem is thrown, not prepared. */
+  plan: CompiledPlan;
+  /** The plan's transactions compiled, unsigned (the owner's and, when sponsored, the sponsor's signature slots empty). */
+  transactions: Transaction[];
+  /** The same transactions as base64 wire bytes, as the answer carries them. */
+  wireTransactions: Base64EncodedWireTransaction[];
+  /** When the relay token of a sponsored plan expires (ms since the epoch); null when the owner pays. */
+  relayTokenExpiresAt: number | null;
+}
+
+/** The one-owner pipeline's three ends: stop after compile (preview), hand back unsigned bytes (prepare), or sign and land (execute). */
+export interface Pipeline {
+  /** GET /api/reclaim_rent: what a reclaim with these options would do, nothing signed. */
+  preview(request: PipelineRequest): Promise<PlannedOperation>;
+  /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign; their messages are recorded for the relay's rate limit. */
+  prepare(request: PipelineRequest): Promise<PreparedOperation>;
+  /**
+   * POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the
+   * sponsor's), land, under the owner's operation lock. `recordSent` is told the signatures right
+   * before the first is sent; when it throws, nothing is sent.
+   */
+  execute(
+    request: PipelineRequest,
+    signer: KeyPairSigner,
+    options?: { recordSent?: RecordSent; deadline?: number },
+  ): Promise<OperationResult & { mint: MintState | null }>;
+}
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
   const { chain } = deps;
 
   /**
@@ -278,7 +310,7 @@ export function createPipeline(deps: PipelineDeps) {
     },
 
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
-    async prepare(request: PipelineRequest) {
+    async prepare(request: PipelineRequest): Promise<PreparedOperation> {
       const planned = await planOrThrow(request, Date.now() + deps.burnDeadlineMs);
       if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
@@ -328,5 +360,3 @@ export function createPipeline(deps: PipelineDeps) {
     },
   };
 }
-
-export type Pipeline = ReturnType<typeof createPipeline>;
