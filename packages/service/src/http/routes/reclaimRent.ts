@@ -79,9 +79,10 @@ export function registerReclaimRentRoutes(
 ): void {
   const { config, pipeline, chain, previewSlots } = deps;
   app.get(
-    '/api/reclaim_rent',
+    '/reclaim_rent',
     {
       config: {
+        budget: 'preview',
         problemCodes: [
           'VALIDATION_FAILED',
           'UNKNOWN_FIELD',
@@ -131,9 +132,11 @@ export function registerReclaimRentRoutes(
 
   const reclaimManySchema = reclaimManyRequestSchema(config.maxOwnersPerRequest);
   app.post(
-    '/api/reclaim_rent',
+    '/reclaim_rent',
     {
       config: {
+        budget: 'burn',
+        ownersField: 'userPrivateKeys',
         idempotent: true,
         problemCodes: [
           ...JSON_BODY_PROBLEMS,

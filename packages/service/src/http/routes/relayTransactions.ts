@@ -75,9 +75,11 @@ export function registerRelayTransactionsRoute(
   });
 
   app.post(
-    '/api/transactions',
+    '/transactions',
     {
       config: {
+        budget: 'burn',
+        relaysPrepared: true,
         problemCodes: [
           ...JSON_BODY_PROBLEMS,
           'INVALID_TRANSACTION',
