@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     sponsorPolicy,
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
-    burnDeadlineMs: deps.config.burnDeadlineMs,
+    operationDeadlineMs: deps.config.operationDeadlineMs,
     sponsor: deps.sponsor ?? null,
     localChain: deps.config.solanaRpcUrl === undefined,
     turns: stores.locks,
@@ -121,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   const reclaimMany = createReclaimMany({
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
-    burnDeadlineMs: deps.config.burnDeadlineMs,
+    operationDeadlineMs: deps.config.operationDeadlineMs,
     turns: stores.locks,
     sponsorPolicy,
     recordPrepared: rateLimits.recordPrepared,

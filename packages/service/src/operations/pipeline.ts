@@ -40,7 +40,7 @@ export { reasonText, skippedOf };
 export interface PipelineDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
-  burnDeadlineMs: number;
+  operationDeadlineMs: number;
   sponsor: Sponsor | null;
   /** Whether, and for what, the sponsor pays (src/operations/sponsorPolicy.ts); null without a sponsor. */
   sponsorPolicy: SponsorPolicy | null;
@@ -306,12 +306,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   return {
     /** GET /api/reclaim_rent: what a reclaim with these options would do, nothing signed. */
     async preview(request: PipelineRequest): Promise<PlannedOperation> {
-      return planOperation(request, Date.now() + deps.burnDeadlineMs, true);
+      return planOperation(request, Date.now() + deps.operationDeadlineMs, true);
     },
 
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
-      const planned = await planOrThrow(request, Date.now() + deps.burnDeadlineMs);
+      const planned = await planOrThrow(request, Date.now() + deps.operationDeadlineMs);
       if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
@@ -332,7 +332,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       signer: KeyPairSigner,
       options: { recordSent?: RecordSent; deadline?: number } = {},
     ): Promise<OperationResult & { mint: MintState | null }> {
-      const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
+      const deadline = options.deadline ?? Date.now() + deps.operationDeadlineMs;
       const { door } = request;
       // The one lock of a signing operation: one operation per owner at a time, in this process and
       // across instances, whatever the door: a burn and a reclaim of one wallet planned side by side

@@ -45,7 +45,7 @@ import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 export interface ReclaimManyDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
-  burnDeadlineMs: number;
+  operationDeadlineMs: number;
   /** Signing operations of one owner take turns (the single-owner doors take the same turns). */
   turns: Pick<OperationLocks, 'takeTurn'>;
   /** An owner with an outstanding sponsored operation does nothing else meanwhile. */
@@ -393,7 +393,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
      * those of the signatures and the whole priority fee (exact: see compile.ts), nothing simulated.
      */
     async preview(request: ManyRequest): Promise<ManyPlan> {
-      const deadline = Date.now() + deps.burnDeadlineMs;
+      const deadline = Date.now() + deps.operationDeadlineMs;
       const { owners, packed } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
       return summarize(
         owners,
@@ -403,7 +403,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
 
     /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
     async prepare(job: ManyJob): Promise<PreparedMany> {
-      const manyPlan = await plan(job, Date.now() + deps.burnDeadlineMs, MAX_PREPARED_TRANSACTIONS);
+      const manyPlan = await plan(job, Date.now() + deps.operationDeadlineMs, MAX_PREPARED_TRANSACTIONS);
       const transactions = await compile(job, manyPlan);
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       return { plan: manyPlan, transactions };

@@ -315,7 +315,7 @@ export async function reclaimManyHandler(
   reply: FastifyReply,
   body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number; mints?: string[]; allowNetLoss?: boolean },
 ) {
-  const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
+  const deadline = Date.now() + config.operationDeadlineMs - Math.round(reply.elapsedTime);
   const checks = addressChecks();
   const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
   const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');

@@ -125,7 +125,7 @@ export function registerReclaimRentRoutes(
       }
       const preview = previewOf(planned);
       if (metadata !== 'true') return preview;
-      const byMint = await readMintMetadata(chain, preview.accounts.map((a) => a.mint), Date.now() + config.burnDeadlineMs);
+      const byMint = await readMintMetadata(chain, preview.accounts.map((a) => a.mint), Date.now() + config.operationDeadlineMs);
       return { ...preview, accounts: preview.accounts.map((a) => ({ ...a, ...byMint.get(a.mint)! })) };
     },
   );

@@ -70,7 +70,7 @@ export function registerRelayTransactionsRoute(
     sponsor: sponsor ?? null,
     sponsorPolicy,
     serverSecret,
-    burnDeadlineMs: config.burnDeadlineMs,
+    burnDeadlineMs: config.operationDeadlineMs,
     relayAnyTransaction: config.relayAnyTransaction,
   });
 
