@@ -89,7 +89,7 @@ export function bucketOf(request: FastifyRequest): Bucket {
 }
 
 /** Budgets counted only once the input is valid, just before the chain work (the general budget counts them first). */
-const DOORS: ReadonlySet<Bucket> = new Set(['burn', 'preview']);
+const BUDGETS_AFTER_VALIDATION: ReadonlySet<Bucket> = new Set(['burn', 'preview']);
 
 const BUCKET_NAMES: Record<Bucket, string> = {
   burn: 'burn requests',
@@ -236,13 +236,13 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     // whose own budget waits for valid input (below) and for 404s and 405s.
     api.addHook('onRequest', async (request, reply) => {
       const bucket = bucketOf(request);
-      await count(request, reply, DOORS.has(bucket) ? 'status' : bucket);
+      await count(request, reply, BUDGETS_AFTER_VALIDATION.has(bucket) ? 'status' : bucket);
     });
 
     // The doors' own budgets, once the input is valid: the chain work starts right after this.
     api.addHook('preHandler', async (request, reply) => {
       const bucket = bucketOf(request);
-      if (!DOORS.has(bucket) || request.validationError) return;
+      if (!BUDGETS_AFTER_VALIDATION.has(bucket) || request.validationError) return;
       if (request.routeOptions.config.relaysPrepared && (await relaysPreparedOperation(request))) return;
       await count(request, reply, bucket);
     });
