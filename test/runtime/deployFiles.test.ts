@@ -42,7 +42,7 @@ it('the systemd unit starts node on the build, stops it with SIGTERM, and waits 
   const compose = await read('deploy/compose.yaml');
   const graceSeconds = Number(/stop_grace_period: (\d+)s/.exec(compose)?.[1]);
   // The server gives itself BURN_DEADLINE_MS + 10 s to stop (src/server.ts); the supervisor must not kill it sooner.
-  const burnDeadlineSeconds = loadConfig({}).burnDeadlineMs / 1000;
+  const burnDeadlineSeconds = loadConfig({}).operationDeadlineMs / 1000;
   assert.ok(stopSeconds >= burnDeadlineSeconds + 10, `TimeoutStopSec=${stopSeconds}`);
   assert.ok(graceSeconds >= burnDeadlineSeconds + 10, `stop_grace_period: ${graceSeconds}s`);
 });

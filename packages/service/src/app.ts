@@ -10,6 +10,7 @@ import { registerBurnTokensRoute } from './http/routes/burnTokens.ts';
 import { registerGenerateWalletsRoute } from './http/routes/generateWallets.ts';
 import { registerTransactionsRoute } from './http/routes/transactions.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerApiContext } from './http/apiContext.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { createPreviewSlots, registerRateLimits } from './http/rateLimit.ts';
 import { createMetrics, instrumentChain } from './metrics.ts';
@@ -68,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   const metrics = createMetrics();
   const stores = await createStores({ config: deps.config, logger: deps.logger, metrics, chain: deps.chain });
   app.addHook('onClose', stores.close);
-  registerAuth(app, deps);
+  const auth = registerAuth(app, deps);
   const rateLimits = await registerRateLimits(app, { config: deps.config, logger: deps.logger, metrics, redis: stores.redis, counters: stores.walletBudget });
   registerIdempotency(app, { config: deps.config, logger: deps.logger, metrics, store: stores.idempotency, secret: stores.idempotencySecret, chain: deps.chain });
   registerMetrics(app, { config: deps.config, metrics });
@@ -110,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     sponsorPolicy,
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
-    burnDeadlineMs: deps.config.burnDeadlineMs,
+    operationDeadlineMs: deps.config.operationDeadlineMs,
     sponsor: deps.sponsor ?? null,
     localChain: deps.config.solanaRpcUrl === undefined,
     turns: stores.locks,
@@ -120,20 +121,24 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   const reclaimMany = createReclaimMany({
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
-    burnDeadlineMs: deps.config.burnDeadlineMs,
+    operationDeadlineMs: deps.config.operationDeadlineMs,
     turns: stores.locks,
     sponsorPolicy,
     recordPrepared: rateLimits.recordPrepared,
   });
   const many = { config: deps.config, reclaimMany, serverSecret: stores.idempotencySecret };
   const previewSlots = createPreviewSlots(deps.config.previewsPerClient);
-  registerBurnTokensRoute(app, { config: deps.config, pipeline });
-  registerReclaimRentRoutes(app, { config: deps.config, chain: deps.chain, pipeline, previewSlots, many });
-  registerReclaimManyRoutes(app, { ...many, previewSlots });
-  registerPrepareRoutes(app, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret, many });
-  registerGenerateWalletsRoute(app, deps);
-  registerTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions });
-  registerRelayTransactionsRoute(app, { ...deps, sentTransactions: stores.sentTransactions, serverSecret: stores.idempotencySecret, sponsorPolicy });
+  // The API: one plugin context, in which every route and every 404 or 405 is authenticated and
+  // rate limited; a route declares only its own budget (src/http/apiContext.ts, src/http/routeConfig.ts).
+  await registerApiContext(app, { auth, rateLimits }, (api) => {
+    registerBurnTokensRoute(api, { config: deps.config, pipeline });
+    registerReclaimRentRoutes(api, { config: deps.config, chain: deps.chain, pipeline, previewSlots, many });
+    registerReclaimManyRoutes(api, { ...many, previewSlots });
+    registerPrepareRoutes(api, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret, many });
+    registerGenerateWalletsRoute(api, deps);
+    registerTransactionsRoute(api, { ...deps, sentTransactions: stores.sentTransactions });
+    registerRelayTransactionsRoute(api, { ...deps, sentTransactions: stores.sentTransactions, serverSecret: stores.idempotencySecret, sponsorPolicy });
+  });
 
   await app.ready();
   return app;

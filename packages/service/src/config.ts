@@ -101,7 +101,8 @@ export interface Config {
   /** Open connections of the HTTP server (Node's server.maxConnections), and from one address (src/http/edge.ts). */
   readonly maxConnections: number;
   readonly maxConnectionsPerClient: number;
-  readonly burnDeadlineMs: number;
+  /** Every operation (burn, reclaim, preview, prepare, relay) ends by this long after it starts (BURN_DEADLINE_MS, as the contract names it). */
+  readonly operationDeadlineMs: number;
   readonly vanityTimeoutMs: number;
   /** A streamed vanity search (no 30 s answer to wait for: progress lines) runs at most this long. */
   readonly vanityMaxMs: number;
@@ -264,7 +265,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     previewsPerClient: int(e.PREVIEWS_PER_CLIENT, 2),
     maxConnections: int(e.MAX_CONNECTIONS, 4096),
     maxConnectionsPerClient: int(e.MAX_CONNECTIONS_PER_CLIENT, 128),
-    burnDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
+    operationDeadlineMs: int(e.BURN_DEADLINE_MS, 60_000),
     vanityTimeoutMs: int(e.VANITY_TIMEOUT_MS, 30_000),
     vanityMaxMs: int(e.VANITY_MAX_MS, 600_000),
     walletLimits,

@@ -110,7 +110,7 @@ async function main(config: Config): Promise<void> {
     setTimeout(() => {
       logger.error('shutdown did not finish in time; exiting');
       process.exit(1);
-    }, config.burnDeadlineMs + 10_000).unref();
+    }, config.operationDeadlineMs + 10_000).unref();
     try {
       await app.close(); // stops accepting, waits for in-flight requests
       await wallets.close();

@@ -12,7 +12,7 @@ describe('loadConfig', () => {
     assert.equal(config.maxPriorityFeeLamports, 10_000_000n);
     assert.equal(config.maxWalletsPerRequest, 10_000);
     assert.deepEqual(config.rateLimit, { burnPerMin: 10, generatePerMin: 60, walletsPerMin: 100_000 });
-    assert.equal(config.burnDeadlineMs, 60_000);
+    assert.equal(config.operationDeadlineMs, 60_000);
     assert.equal(config.vanityTimeoutMs, 30_000);
     assert.equal(config.localnetPort, 8899);
     assert.equal(config.trustProxy, false);
@@ -58,7 +58,7 @@ describe('loadConfig', () => {
     assert.equal(config.rateLimit.burnPerMin, 3);
     assert.equal(config.trustProxy, 2);
     assert.equal(config.logLevel, 'warn');
-    assert.equal(config.burnDeadlineMs, 1000);
+    assert.equal(config.operationDeadlineMs, 1000);
   });
 
   it('treats an empty variable as unset', () => {

@@ -1,6 +1,7 @@
 /**
  * API keys (docs/api-keys-and-limits.md, "API keys (401)"). Off when API_KEYS is empty. Otherwise every
- * request whose path starts with /api must present one configured key as
+ * request of the /api plugin context (./apiContext.ts: its routes and its 404s, by the context's own
+ * hook, `requireApiKey`) must present one configured key as
  * `Authorization: Bearer <key>` or `X-API-Key: <key>`, else 401 UNAUTHORIZED with
  * `WWW-Authenticate: Bearer`. /health, /ready and the other non-/api paths stay open.
  *
@@ -9,8 +10,9 @@
  * the length of a key nor how many of its bytes match changes the time taken. An entry
  * `sha256:<hex>` is such a digest, for operators who do not want plain keys in their environment.
  *
- * Two hooks: `onRequest` identifies the client (the key when it is valid, else the IP address)
- * before the rate limiter counts it, and `preParsing` refuses an unauthenticated request before
+ * Hooks: the root `onRequest` identifies the client (the key when it is valid, else the IP address)
+ * before the rate limiter counts it, the context's `onRequest` marks a request without a valid key,
+ * and the root `preParsing` refuses an unauthenticated request before
  * its body is read. So 401s are rate limited per IP and carry the RateLimit-* headers too.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -75,14 +77,17 @@ export function isApiPath(url: string): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
 
+/** The /api plugin contexts (`registerApi`): their routes and 404s are guarded by the context's own hooks. */
+const apiContexts = new WeakSet<object>();
+
 /**
- * True when the request is for /api: by its URL, which the edge has normalised before routing
- * (src/http/edge.ts: percent-encoding, dot segments, doubled slashes, absolute form), or by the
- * route it matched, so that no spelling of a path reaches an /api route without this check.
+ * True for a request whose path is an /api path (the edge has normalised it before routing:
+ * src/http/edge.ts) that the router did not route into the /api context, as the router's prefix
+ * is case-sensitive and the API's rule is not (`/API/x`). Such a request is refused as any /api
+ * request: authenticated and counted by the root hooks.
  */
-export function isApiRequest(request: FastifyRequest): boolean {
-  const route = request.routeOptions.url;
-  return isApiPath(request.url) || (typeof route === 'string' && isApiPath(route));
+export function isApiSpelledOutsideApi(request: FastifyRequest): boolean {
+  return !apiContexts.has(request.server) && isApiPath(request.url);
 }
 
 /** The client's address as the rate limiter sees it (IPv6 grouped by /64, IPv4-mapped unwrapped). */
@@ -90,16 +95,22 @@ export function clientAddress(request: FastifyRequest): string {
   return clientKeyOf(request.ip ?? request.socket.remoteAddress ?? 'unknown');
 }
 
-export function registerAuth(app: CinderApp, { config }: { config: Pick<Config, 'apiKeys'> }): ApiKeyVerifier {
+export interface Auth {
+  readonly verifier: ApiKeyVerifier;
+  /** Makes `api` an /api context: every route and 404 in it requires a key (when keys are configured). */
+  requireApiKey(api: CinderApp): void;
+}
+
+export function registerAuth(app: CinderApp, { config }: { config: Pick<Config, 'apiKeys'> }): Auth {
   const verifier = createApiKeyVerifier(config.apiKeys);
   app.decorateRequest('cinderClient', '');
   app.decorateRequest('cinderAuthError', null);
+  // Keys of the request, verified once by the first hook, read by the context's.
+  const verified = new WeakMap<FastifyRequest, { key: string | undefined; keyId: string | null }>();
 
-  app.addHook('onRequest', async (request) => {
-    const key = presentedKey(request);
-    const keyId = key === undefined || !verifier.enabled ? null : verifier.verify(key);
-    request.cinderClient = keyId ? `key:${keyId}` : `ip:${clientAddress(request)}`;
-    if (!verifier.enabled || keyId || !isApiRequest(request)) return;
+  function refuseWithoutKey(request: FastifyRequest): void {
+    const { key, keyId } = verified.get(request) ?? { key: undefined, keyId: null };
+    if (!verifier.enabled || keyId) return;
     request.cinderAuthError = new CinderError(
       'UNAUTHORIZED',
       key === undefined
@@ -107,11 +118,25 @@ export function registerAuth(app: CinderApp, { config }: { config: Pick<Config, 
         : 'The API key is not valid.',
       { headers: { 'www-authenticate': 'Bearer' } },
     );
+  }
+
+  app.addHook('onRequest', async (request) => {
+    const key = presentedKey(request);
+    const keyId = key === undefined || !verifier.enabled ? null : verifier.verify(key);
+    verified.set(request, { key, keyId });
+    request.cinderClient = keyId ? `key:${keyId}` : `ip:${clientAddress(request)}`;
+    if (isApiSpelledOutsideApi(request)) refuseWithoutKey(request);
   });
 
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (request.cinderAuthError) throw request.cinderAuthError;
     return payload;
   });
-  return verifier;
+  return {
+    verifier,
+    requireApiKey(api) {
+      apiContexts.add(api);
+      api.addHook('onRequest', async (request) => refuseWithoutKey(request));
+    },
+  };
 }

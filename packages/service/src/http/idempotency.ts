@@ -72,7 +72,7 @@ declare module 'fastify' {
 }
 
 export interface IdempotencyDeps {
-  config: Pick<Config, 'apiKeys' | 'burnDeadlineMs'>;
+  config: Pick<Config, 'apiKeys' | 'operationDeadlineMs'>;
   logger: Logger;
   metrics: Metrics;
   store: IdempotencyStore;
@@ -117,7 +117,7 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
   const { config, metrics, store, chain } = deps;
   const hmac = (...parts: string[]) => createHmac('sha256', deps.secret).update(parts.join('\n'), 'utf8').digest('hex');
   // A pending record outlives the longest burn, then frees the key if its instance died.
-  const lockMs = config.burnDeadlineMs + 30_000;
+  const lockMs = config.operationDeadlineMs + 30_000;
   const logFailure = throttledLog(deps.logger);
   // Read at start, so that the first keyed request does not wait for it (the adapter keeps it).
   chain.getGenesisHash(Date.now() + 10_000).catch((error: unknown) => {

@@ -7,11 +7,13 @@
  *   was presented, else the IP address (`request.ip`: TRUST_PROXY decides whether X-Forwarded-For
  *   counts), an IPv6 address counting as its /64 (`clientKeyOf`, ./clientKey.ts: the one rule of
  *   who a client is, which the caps of generate_wallets and the connection limits use too).
- * - Every request under /api, and every request the edge refuses (a key in the URL, a target that
- *   cannot be normalised, a missing Host: src/http/edge.ts), counts first against the general
+ * - Every request of the /api plugin context (./apiContext.ts: its routes, 404s and 405s, by the
+ *   context's own hooks, `limitApi`), and every request the edge refuses (a key in the URL, a target
+ *   that cannot be normalised, a missing Host: src/http/edge.ts), counts first against the general
  *   budget (`status`), before anything else runs: probing costs what any request costs. A refused
- *   request is then answered with its refusal.
- * - The burn pipeline's doors count against their own budget only once their input has passed
+ *   request is then answered with its refusal. A route's own budget is its route `config.budget`
+ *   (./routeConfig.ts), the general one when it declares none.
+ * - The burn pipeline's routes count against their own budget only once their input has passed
  *   validation (`preHandler`), just before any chain work: a 401, 413, 415 or 400 of a malformed
  *   body costs one request of the general budget and nothing of the burn budget. Read-only
  *   previews (GET /api/reclaim_rent) have a budget of their own, and at most `previewsPerClient`
@@ -47,13 +49,15 @@ import type { Metrics } from '../metrics.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 import { throttledLog } from '../store/redis.ts';
 import type { WindowCounter } from '../store/windowCounter.ts';
-import { isApiRequest } from './auth.ts';
+import { isApiSpelledOutsideApi } from './auth.ts';
+import type { Budget } from './routeConfig.ts';
 import { isStreamable, maxWalletsOf } from './routes/generateWallets.ts';
 import { createStreamCharge, type StreamCharge } from './streamCharge.ts';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
-export type Bucket = 'burn' | 'preview' | 'generate' | 'status';
+/** A budget, as the counters' keys and the metrics name it. */
+export type Bucket = Budget;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,32 +80,16 @@ export interface RateLimitDeps {
   counters: WindowCounter;
 }
 
-/** The budget of a request's route once its input is valid; null for paths outside /api. */
-export function bucketOf(request: FastifyRequest): Bucket | null {
-  if (!isApiRequest(request)) return null;
-  switch (request.routeOptions.url) {
-    case '/api/reclaim_rent':
-      // GET (and HEAD) is the read-only preview: its own budget. POST is a reclaim.
-      return request.method === 'POST' ? 'burn' : 'preview';
-    case '/api/reclaim_rent/preview':
-      // The read-only preview of many owners (POST only for its body): the previews' budget.
-      return 'preview';
-    // Every other door of the burn pipeline reads the chain and simulates (and most send): one budget.
-    case '/api/burn_tokens':
-    case '/api/burn_tokens/prepare':
-    case '/api/reclaim_rent/prepare':
-    case '/api/transactions':
-      return request.method === 'POST' ? 'burn' : 'status';
-    case '/api/generate_wallets':
-      return 'generate';
-    default:
-      // GET /api/transactions/{signature} and anything else under /api (404s included)
-      return 'status';
-  }
+/**
+ * The budget a request of the /api context counts against once its input is valid: its route's
+ * `budget` (src/http/routeConfig.ts), else the general one (a 404 or 405 included).
+ */
+export function bucketOf(request: FastifyRequest): Bucket {
+  return request.routeOptions.config.budget ?? 'status';
 }
 
 /** Budgets counted only once the input is valid, just before the chain work (the general budget counts them first). */
-const DOORS: ReadonlySet<Bucket> = new Set(['burn', 'preview']);
+const BUDGETS_AFTER_VALIDATION: ReadonlySet<Bucket> = new Set(['burn', 'preview']);
 
 const BUCKET_NAMES: Record<Bucket, string> = {
   burn: 'burn requests',
@@ -140,20 +128,17 @@ function relayedMessages(body: unknown): Uint8Array[] | null {
   }
 }
 
-/** The doors that take many owners in one request (docs/many-wallets.md). */
-const MANY_OWNER_ROUTES: ReadonlySet<string> = new Set(['/api/reclaim_rent', '/api/reclaim_rent/prepare', '/api/reclaim_rent/preview']);
-
-/** Owners a request body names (`owners`, or one key each in `userPrivateKeys`); 0 for a single-owner body. */
-function ownersNamed(body: unknown): number {
-  const { owners, userPrivateKeys } = (body ?? {}) as { owners?: unknown; userPrivateKeys?: unknown };
-  if (Array.isArray(owners)) return owners.length;
-  if (Array.isArray(userPrivateKeys)) return userPrivateKeys.length;
-  return 0;
+/** Owners a request body names in its route's `ownersField` (docs/many-wallets.md); 0 for a single-owner body. */
+function ownersNamed(body: unknown, field: 'owners' | 'userPrivateKeys'): number {
+  const named = (body as Record<string, unknown> | null | undefined)?.[field];
+  return Array.isArray(named) ? named.length : 0;
 }
 
 export interface RateLimits {
   /** Records the compiled messages of a prepare answer: their relays count once (see the top of the file). */
   recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
+  /** Adds the limits to the /api context: every route and 404 in it counts, whatever it declares. */
+  limitApi(api: CinderApp): void;
 }
 
 export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): Promise<RateLimits> {
@@ -234,48 +219,58 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
   app.decorateRequest('cinderRefusal', null);
   app.decorateRequest('cinderStreamCharge', null);
 
+  // Any path: a request the edge refused counts against the general budget, and is answered with
+  // its refusal (a key in the URL must be told, whatever the budget says). So does an /api path the
+  // router did not route into the /api context (another letter case): it is refused there as any.
   app.addHook('onRequest', async (request, reply) => {
-    const bucket = bucketOf(request);
     const refusal = request.cinderRefusal;
-    if (refusal || bucket) {
-      try {
-        await count(request, reply, refusal || !bucket || DOORS.has(bucket) ? 'status' : bucket);
-      } catch (error) {
-        // A refused request is counted, and answered with its refusal (a key in the URL must be
-        // told, whatever the budget says); any other over the limit is a 429.
-        if (!refusal) throw error;
-      }
+    if (refusal) {
+      await count(request, reply, 'status').catch(() => undefined);
+      throw refusal;
     }
-    if (refusal) throw refusal;
+    if (isApiSpelledOutsideApi(request)) await count(request, reply, 'status');
   });
 
-  // The doors' own budgets, once the input is valid: the chain work starts right after this.
-  app.addHook('preHandler', async (request, reply) => {
-    const bucket = bucketOf(request);
-    if (!bucket || !DOORS.has(bucket) || request.validationError) return;
-    if (request.routeOptions.url === '/api/transactions' && (await relaysPreparedOperation(request))) return;
-    await count(request, reply, bucket);
-  });
+  function limitApi(api: CinderApp): void {
+    // Every request of the context, first: its route's budget, or the general one for the doors
+    // whose own budget waits for valid input (below) and for 404s and 405s.
+    api.addHook('onRequest', async (request, reply) => {
+      const bucket = bucketOf(request);
+      await count(request, reply, BUDGETS_AFTER_VALIDATION.has(bucket) ? 'status' : bucket);
+    });
+
+    // The doors' own budgets, once the input is valid: the chain work starts right after this.
+    api.addHook('preHandler', async (request, reply) => {
+      const bucket = bucketOf(request);
+      if (!BUDGETS_AFTER_VALIDATION.has(bucket) || request.validationError) return;
+      if (request.routeOptions.config.relaysPrepared && (await relaysPreparedOperation(request))) return;
+      await count(request, reply, bucket);
+    });
+
+    api.addHook('preHandler', ownersBudget);
+    api.addHook('preHandler', walletsBudget);
+  }
 
   // The owners budget: a request that names many owners (preview, prepare or reclaim of many
   // wallets: docs/many-wallets.md) costs one request of its door's budget and one unit per owner
   // of this one, as generate_wallets costs its n wallets.
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || request.validationError || !MANY_OWNER_ROUTES.has(request.routeOptions.url ?? '')) return;
-    const n = ownersNamed(request.body);
+  async function ownersBudget(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const field = request.routeOptions.config.ownersField;
+    if (!field || request.validationError) return;
+    const n = ownersNamed(request.body, field);
     if (n === 0) return;
     const max = config.rateLimitOwnersPerMin;
     let taken: Awaited<ReturnType<WindowCounter['take']>>;
     try {
       taken = await counters.take(`owners|${request.cinderClient}`, n, max, RATE_LIMIT_WINDOW_MS);
     } catch (error) {
-      failOpen(request, bucketOf(request) ?? 'burn', error);
+      failOpen(request, bucketOf(request), error);
       return;
     }
     if (taken.allowed) return;
     const resetSeconds = toSeconds(taken.ttlMs);
     setHeaders(reply, max, max - taken.used, resetSeconds);
-    metrics.rateLimitRejections.inc({ route: bucketOf(request) ?? 'burn', limit: 'owners' });
+    metrics.rateLimitRejections.inc({ route: bucketOf(request), limit: 'owners' });
     throw new CinderError(
       'RATE_LIMITED',
       n > max
@@ -283,12 +278,12 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
         : `Owner budget reached: ${max} owners per minute for this client, ${max - taken.used} left in this window and ${n} named. Retry in ${resetSeconds} s.`,
       { headers: { 'retry-after': String(resetSeconds) } },
     );
-  });
+  }
 
   // The wallets budget needs `n`, so it runs once the query string is validated. Requests that
   // the route will refuse (bad n) are left to it and use nothing.
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.url !== '/api/generate_wallets' || request.validationError) return;
+  async function walletsBudget(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (bucketOf(request) !== 'generate' || request.validationError) return;
     const query = request.query as { n?: unknown; prefix?: unknown; suffix?: unknown; mnemonic?: unknown };
     const n = Number(query.n);
     if (!Number.isSafeInteger(n) || n < 1 || n > maxWalletsOf(query, request.headers.accept, config)) return;
@@ -328,9 +323,10 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     // The headers describe the limit closer to running out.
     const requests = request.cinderRateLimit;
     if (!requests || left / max < requests.remaining / requests.limit) setHeaders(reply, max, left, resetSeconds);
-  });
+  }
 
   return {
+    limitApi,
     async recordPrepared(messages) {
       try {
         await Promise.all(messages.map((bytes) => counters.take(`prepared|${messageId(bytes)}`, 1, 1, PREPARED_TTL_MS)));
@@ -348,7 +344,12 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
  * cores). `acquire` answers 429 RATE_LIMITED beyond the cap; the slot is given back by `release`,
  * once the preview's work is done (whether or not the client is still there).
  */
-export function createPreviewSlots(perClient: number) {
+export interface PreviewSlots {
+  /** Takes one of the client's preview slots, or throws 429 RATE_LIMITED when all are taken; returns the release (idempotent). */
+  acquire(client: string): () => void;
+}
+
+export function createPreviewSlots(perClient: number): PreviewSlots {
   const running = new Map<string, number>();
   return {
     acquire(client: string): () => void {
@@ -372,5 +373,3 @@ export function createPreviewSlots(perClient: number) {
     },
   };
 }
-
-export type PreviewSlots = ReturnType<typeof createPreviewSlots>;

@@ -6,13 +6,27 @@
  * - `problemCodes`: the problem codes it can answer; the OpenAPI document lists them under the
  *   status errors.ts gives each (src/http/openapi.ts). A route without the list is documented with
  *   every code of each error status its schema declares.
+ * - `budget`: the rate-limit budget it counts against (src/http/rateLimit.ts). A route of the /api
+ *   context that declares none counts against the general one: a route cannot escape the limits.
+ * - `ownersField`: the body field that names many owners, one unit each of the owners budget.
+ * - `relaysPrepared`: it relays transactions, whose messages a prepare answer already counted.
  */
 import type { CinderErrorCode } from '../errors.ts';
+
+/**
+ * The rate-limit budgets: `status` the general one every /api request counts against; `burn` the
+ * chain work of the operations (burn, reclaim, prepare, relay), `preview` the read-only previews,
+ * `generate` generate_wallets.
+ */
+export type Budget = 'burn' | 'preview' | 'generate' | 'status';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     idempotent?: boolean;
     problemCodes?: readonly CinderErrorCode[];
+    budget?: Budget;
+    ownersField?: 'owners' | 'userPrivateKeys';
+    relaysPrepared?: boolean;
   }
 }
 

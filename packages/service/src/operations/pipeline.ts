@@ -10,7 +10,9 @@ import {
   getSignatureFromTransaction,
   signTransactionMessageWithSigners,
   type Address,
+  type Base64EncodedWireTransaction,
   type KeyPairSigner,
+  type Transaction,
 } from '@solana/kit';
 import type { ChainAdapter } from '../chain/types.ts';
 import { CinderError } from '../errors.ts';
@@ -38,7 +40,7 @@ export { reasonText, skippedOf };
 export interface PipelineDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
-  burnDeadlineMs: number;
+  operationDeadlineMs: number;
   sponsor: Sponsor | null;
   /** Whether, and for what, the sponsor pays (src/operations/sponsorPolicy.ts); null without a sponsor. */
   sponsorPolicy: SponsorPolicy | null;
@@ -122,7 +124,37 @@ function tooLargeToSponsor(plan: CompiledPlan): CinderError {
   );
 }
 
-export function createPipeline(deps: PipelineDeps) {
+/** A prepare answer: the plan, its unsigned transactions compiled for a wallet to sign, and the relay token's expiry when sponsored. */
+export interface PreparedOperation extends PlannedOperation {
+  /** Never null here: a plan with a problem is thrown, not prepared. */
+  plan: CompiledPlan;
+  /** The plan's transactions compiled, unsigned (the owner's and, when sponsored, the sponsor's signature slots empty). */
+  transactions: Transaction[];
+  /** The same transactions as base64 wire bytes, as the answer carries them. */
+  wireTransactions: Base64EncodedWireTransaction[];
+  /** When the relay token of a sponsored plan expires (ms since the epoch); null when the owner pays. */
+  relayTokenExpiresAt: number | null;
+}
+
+/** The one-owner pipeline's three ends: stop after compile (preview), hand back unsigned bytes (prepare), or sign and land (execute). */
+export interface Pipeline {
+  /** GET /api/reclaim_rent: what a reclaim with these options would do, nothing signed. */
+  preview(request: PipelineRequest): Promise<PlannedOperation>;
+  /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign; their messages are recorded for the relay's rate limit. */
+  prepare(request: PipelineRequest): Promise<PreparedOperation>;
+  /**
+   * POST /api/burn_tokens, POST /api/reclaim_rent: plan, sign with the owner's key (and the
+   * sponsor's), land, under the owner's operation lock. `recordSent` is told the signatures right
+   * before the first is sent; when it throws, nothing is sent.
+   */
+  execute(
+    request: PipelineRequest,
+    signer: KeyPairSigner,
+    options?: { recordSent?: RecordSent; deadline?: number },
+  ): Promise<OperationResult & { mint: MintState | null }>;
+}
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
   const { chain } = deps;
 
   /**
@@ -277,12 +309,12 @@ export function createPipeline(deps: PipelineDeps) {
   return {
     /** GET /api/reclaim_rent: what a reclaim with these options would do, nothing signed. */
     async preview(request: PipelineRequest): Promise<PlannedOperation> {
-      return planOperation(request, Date.now() + deps.burnDeadlineMs, true);
+      return planOperation(request, Date.now() + deps.operationDeadlineMs, true);
     },
 
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
-    async prepare(request: PipelineRequest) {
-      const planned = await planOrThrow(request, Date.now() + deps.burnDeadlineMs);
+    async prepare(request: PipelineRequest): Promise<PreparedOperation> {
+      const planned = await planOrThrow(request, Date.now() + deps.operationDeadlineMs);
       if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
@@ -303,7 +335,7 @@ export function createPipeline(deps: PipelineDeps) {
       signer: KeyPairSigner,
       options: { recordSent?: RecordSent; deadline?: number } = {},
     ): Promise<OperationResult & { mint: MintState | null }> {
-      const deadline = options.deadline ?? Date.now() + deps.burnDeadlineMs;
+      const deadline = options.deadline ?? Date.now() + deps.operationDeadlineMs;
       const { door } = request;
       // The one lock of a signing operation: one operation per owner at a time, in this process and
       // across instances, whatever the door: a burn and a reclaim of one wallet planned side by side
@@ -331,5 +363,3 @@ export function createPipeline(deps: PipelineDeps) {
     },
   };
 }
-
-export type Pipeline = ReturnType<typeof createPipeline>;

@@ -45,7 +45,7 @@ import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 export interface ReclaimManyDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
-  burnDeadlineMs: number;
+  operationDeadlineMs: number;
   /** Signing operations of one owner take turns (the single-owner doors take the same turns). */
   turns: Pick<OperationLocks, 'takeTurn'>;
   /** An owner with an outstanding sponsored operation does nothing else meanwhile. */
@@ -170,7 +170,32 @@ function badField(field: string, message: string): CinderError {
 
 const closedOf = (t: ManyOwnerTransaction) => t.actions.map((a) => a.action.account.address);
 
-export function createReclaimMany(deps: ReclaimManyDeps) {
+/** A many-owner prepare answer: the plan, and its transactions compiled unsigned for the fee payer and the owners to sign. */
+export interface PreparedMany {
+  /** The packed, priced plan of every owner's accounts. */
+  plan: ManyPlan & { lifetime: BlockhashLifetime };
+  /** Its transactions compiled, no signature set. */
+  transactions: Transaction[];
+}
+
+/** A reclaim of many owners' accounts to one destination (docs/many-wallets.md): preview, prepare, or sign and land. */
+export interface ReclaimMany {
+  /**
+   * POST /api/reclaim_rent/preview: every owner's accounts and what a reclaim of all of them would
+   * return, packed for a placeholder fee payer and destination, nothing simulated.
+   */
+  preview(request: ManyRequest): Promise<ManyPlan>;
+  /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions; their messages are recorded for the relay's rate limit. */
+  prepare(job: ManyJob): Promise<PreparedMany>;
+  /** POST /api/reclaim_rent with userPrivateKeys: plan, sign with every key, land, holding every owner's operation lock; `recordSent` runs right before the first send. */
+  execute(
+    job: ManyJob,
+    keys: { feePayer: KeyPairSigner; owners: ReadonlyMap<Address, KeyPairSigner> },
+    options: { deadline: number; recordSent?: RecordSent },
+  ): Promise<ManyResult>;
+}
+
+export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
   const { chain } = deps;
 
   /** Read and plan every owner; pack their closes for this fee payer and destination. */
@@ -368,7 +393,7 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
      * those of the signatures and the whole priority fee (exact: see compile.ts), nothing simulated.
      */
     async preview(request: ManyRequest): Promise<ManyPlan> {
-      const deadline = Date.now() + deps.burnDeadlineMs;
+      const deadline = Date.now() + deps.operationDeadlineMs;
       const { owners, packed } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
       return summarize(
         owners,
@@ -377,8 +402,8 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
     },
 
     /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
-    async prepare(job: ManyJob) {
-      const manyPlan = await plan(job, Date.now() + deps.burnDeadlineMs, MAX_PREPARED_TRANSACTIONS);
+    async prepare(job: ManyJob): Promise<PreparedMany> {
+      const manyPlan = await plan(job, Date.now() + deps.operationDeadlineMs, MAX_PREPARED_TRANSACTIONS);
       const transactions = await compile(job, manyPlan);
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       return { plan: manyPlan, transactions };
@@ -452,8 +477,6 @@ export function createReclaimMany(deps: ReclaimManyDeps) {
     },
   };
 }
-
-export type ReclaimMany = ReturnType<typeof createReclaimMany>;
 
 /** The human sentence of a reclaim of many wallets. */
 function describeMany(result: Omit<ManyResult, 'message'>, owners: number): string {

@@ -138,7 +138,7 @@ function describeRelay(reports: readonly RelayedTransactionReport[], status: Ope
   );
 }
 
-export function createRelay(deps: RelayDeps) {
+export function createRelay(deps: RelayDeps): Relay {
   const { chain, sponsorPolicy: policy } = deps;
   const sponsorAddress = deps.sponsor?.signer.address ?? null;
   /** Relays in flight, by their signatures: an identical request joins the running one. */
@@ -351,4 +351,8 @@ export function createRelay(deps: RelayDeps) {
   };
 }
 
-export type Relay = ReturnType<typeof createRelay>;
+/** Lands transactions a wallet signed (POST /api/transactions): co-signs sponsored ones its policy pays for, sends, reports each. */
+export interface Relay {
+  /** Checks, co-signs where sponsored, lands and reports the request's transactions; an identical request in flight joins it. */
+  (request: RelayRequest): Promise<RelayResult>;
+}

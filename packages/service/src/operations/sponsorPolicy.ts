@@ -106,7 +106,7 @@ export function sponsoredInFlight(turn: SponsoredTurn, what = `A sponsored opera
   );
 }
 
-export function createSponsorPolicy(deps: SponsorPolicyDeps) {
+export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
   const { sponsor, config, ledger } = deps;
   const signatureFeeLamports = signatureFees(2);
 
@@ -419,4 +419,46 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps) {
   };
 }
 
-export type SponsorPolicy = ReturnType<typeof createSponsorPolicy>;
+/** Every rule of the sponsor's money (see the top of the file): who may be sponsored, what it pays for, and how its sends land. */
+export interface SponsorPolicy {
+  /** The sponsor's address. */
+  readonly sponsor: Address;
+  /** The most the sponsor pays for one transaction's fee. */
+  readonly maxFeeLamports: bigint;
+  /** May this wallet be sponsored now? Throws SPONSOR_DECLINED (strikes, loss budgets) or 409 (its sponsored messages in flight). */
+  admit(owner: Address): Promise<void>;
+  /** Throws a 400 naming the bound when the most a planned transaction can cost is over the sponsor's fee bound. */
+  assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void;
+  /** Starts (or, for the same `group`, grows) the wallet's turn with these signed messages; returns the identities it added, 409 when another operation has the turn. */
+  beginTurn(
+    owner: Address,
+    group: string,
+    messages: readonly { identity: string; signature: string }[],
+    accounts: readonly Address[],
+  ): Promise<string[]>;
+  /** Takes back messages `beginTurn` added that were then not sent. */
+  abandon(owner: Address, identities: readonly string[]): Promise<void>;
+  /** The wallet's turn: its own signed sponsored messages in flight, or null. */
+  turnOf(owner: Address): Promise<SponsoredTurn | null>;
+  /** Throws 409 when the wallet's own signed sponsored messages are in flight (keyed doors and many-owner jobs would close their accounts). */
+  assertNoTurn(owner: Address): Promise<void>;
+  /** The written token accounts that belong to a sponsored message in flight other than `ownIdentity`, each with its turn. */
+  conflicts(accounts: readonly Address[], ownIdentity: string | null): Promise<SponsoredConflict[]>;
+  /**
+   * Throws unless the sponsor would pay for this message as signed (wallet additions included);
+   * returns its fee, the owner who repays it, and the lowest sponsor balance its guards assert (or null).
+   */
+  paysFor(index: number, message: RelayableMessage): { feeLamports: bigint; owner: Address; sponsorFloor: bigint | null };
+  /** Throws unless the sponsor still holds `floor` after this request's fees and every sponsored fee in flight are lost. */
+  assertFloorHolds(index: number, owner: Address, floor: bigint | null, sponsorLamports: bigint, requestFeesLamports: bigint): Promise<void>;
+  /** Sends a wallet's sponsored transactions one after another under its turn, each fee reserved against the loss cap first; returns each one's outcome. */
+  land(
+    owner: Address,
+    sends: readonly SponsoredSend[],
+    options: {
+      deadline: number;
+      send: (item: SponsoredSend, deadline: number) => Promise<LandingOutcome>;
+      known: (item: SponsoredSend) => Promise<LandingOutcome | null>;
+    },
+  ): Promise<SponsoredOutcome[]>;
+}

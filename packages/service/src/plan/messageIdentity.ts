@@ -14,7 +14,7 @@
  * Account flags come from the message header, as the runtime reads them. Everything is framed with
  * lengths, so no two different inputs hash the same bytes.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { getCompiledTransactionMessageDecoder, type Address, type ReadonlyUint8Array } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import type { RelayableMessage } from './relayRules.ts';
@@ -58,7 +58,7 @@ function accountAt(message: RelayableMessage, index: number): { key: string; sig
   return { key: `missing:${index}`, signer: false, writable: false };
 }
 
-function frame(hash: ReturnType<typeof createHash>, bytes: ReadonlyUint8Array | string): void {
+function frame(hash: Hash, bytes: ReadonlyUint8Array | string): void {
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const length = Buffer.alloc(4);
   length.writeUInt32LE(data.length);

@@ -14,7 +14,7 @@ const DEADLINE_MS = 4000;
 let t: TestApp;
 
 before(async () => {
-  t = await createTestApp({ burnDeadlineMs: DEADLINE_MS }, { chainAdapter: { rebroadcastIntervalMs: 300, callTimeoutMs: 1000 } });
+  t = await createTestApp({ operationDeadlineMs: DEADLINE_MS }, { chainAdapter: { rebroadcastIntervalMs: 300, callTimeoutMs: 1000 } });
 });
 afterEach(async () => {
   await rpcResult(t.chain.localnet.rpcUrl, 'localnet_clearFaults', []);
@@ -185,7 +185,7 @@ describe('burns under RPC faults', () => {
   it('a provider that refuses beyond 10 requests/s and SOLANA_RPC_MAX_RPS=10: concurrent burns all succeed, none refused', async () => {
     const proxy = await startRpcProxy(t.chain.localnet.rpcUrl, { maxRps: 10 });
     const budgeted = await createTestApp(
-      { burnDeadlineMs: 60_000, solanaRpcMaxRps: 10 },
+      { operationDeadlineMs: 60_000, solanaRpcMaxRps: 10 },
       { chain: t.chain, chainAdapter: { rpcUrl: proxy.url, rebroadcastIntervalMs: 2000 } },
     );
     try {

@@ -111,7 +111,7 @@ describe('identical burns sent together, one instance, no Idempotency-Key', () =
  * or, without Redis, the same app.
  */
 async function pendingBurn(store: 'memory' | 'redis') {
-  const overrides = { burnDeadlineMs: 2000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) };
+  const overrides = { operationDeadlineMs: 2000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) };
   const first = await newApp(overrides);
   const second = store === 'redis' ? await newApp(overrides) : first;
   const h = await createHolder();

@@ -58,7 +58,7 @@ const newKey = () => `recovery-${process.pid}-${++counter}-${Math.random().toStr
 function behaviour(store: 'memory' | 'redis') {
   let app: TestApp;
   before(async () => {
-    app = await newApp({ burnDeadlineMs: 20_000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) });
+    app = await newApp({ operationDeadlineMs: 20_000, ...(store === 'redis' ? { redisUrl: redis.url } : {}) });
   });
 
   it('a retry while the transaction is landing answers with its signature and current status, never 409', async () => {

@@ -95,7 +95,7 @@ describe('money rule: the fee payer keeps the rent-exempt minimum (or ends at 0)
     const response = await burn({ mint, priorityFee: 0.001, userPrivateKey: owner.base58SecretKey });
     assert.equal(response.statusCode, 400, response.body);
     assert.equal(response.json().code, 'INSUFFICIENT_SOL_FOR_FEE');
-    assert.ok(Date.now() - started < t.config.burnDeadlineMs, 'answered before the deadline');
+    assert.ok(Date.now() - started < t.config.operationDeadlineMs, 'answered before the deadline');
     assert.equal(await getLamports(t.chain, owner.address), 1_500_000n);
     assert.equal(await exists(ata), true);
   });

@@ -27,7 +27,7 @@ let key: string;
 let accounts: Address[];
 
 before(async () => {
-  t = await createTestApp({ burnDeadlineMs: 10_000 });
+  t = await createTestApp({ operationDeadlineMs: 10_000 });
   const payer = (await createFundedSigner(t.chain, 10_000_000_000n)).signer;
   owner = await createFundedSigner(t.chain, 1_000_000_000n);
   key = getBase58Decoder().decode(owner.secretKey);

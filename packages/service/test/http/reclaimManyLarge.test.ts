@@ -37,7 +37,7 @@ before(async () => {
   proxy = await startRpcProxy(chain.localnet.rpcUrl);
   // The deadline of an operation is the product's promise to a client, not what this test is
   // about: 2,000 RPC calls take seconds here and more on a machine whose cores are all busy.
-  t = await createTestApp({ previewsPerClient: 1, rateLimitOwnersPerMin: 1500, burnDeadlineMs: 300_000 }, { chain, chainAdapter: { rpcUrl: proxy.url } });
+  t = await createTestApp({ previewsPerClient: 1, rateLimitOwnersPerMin: 1500, operationDeadlineMs: 300_000 }, { chain, chainAdapter: { rpcUrl: proxy.url } });
   const mint = (await generateKeyPairSigner()).address;
   await setAccount(mint, 1_461_600n, new Uint8Array(getMintEncoder().encode({ mintAuthority: null, supply: 0n, decimals: 0, isInitialized: true, freezeAuthority: null })));
   owners = await Promise.all(Array.from({ length: OWNERS }, async () => (await generateKeyPairSigner()).address));

@@ -62,9 +62,10 @@ export function registerBurnTokensRoute(
 ): void {
   const { config } = deps;
   app.post(
-    '/api/burn_tokens',
+    '/burn_tokens',
     {
       config: {
+        budget: 'burn',
         idempotent: true,
         problemCodes: [
           ...JSON_BODY_PROBLEMS,

@@ -333,9 +333,10 @@ export function registerGenerateWalletsRoute(app: CinderApp, { config, wallets }
     totalName: 'MAX_VANITY_SEARCHES',
   });
   app.get(
-    '/api/generate_wallets',
+    '/generate_wallets',
     {
       config: {
+        budget: 'generate',
         problemCodes: ['MISSING_FIELD', 'UNKNOWN_FIELD', 'INVALID_N', 'INVALID_PARAMETER', 'VANITY_TIMEOUT', 'SERVICE_UNAVAILABLE', ...API_PROBLEMS],
       },
       // Query problems get this route's own wording and codes (INVALID_N, INVALID_PARAMETER).

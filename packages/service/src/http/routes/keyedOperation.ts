@@ -12,12 +12,12 @@ import { parsePrivateKeyWithForm, type PrivateKeyInput } from '../../keys/parseP
 import type { Door, Pipeline } from '../../operations/pipeline.ts';
 
 export async function executeKeyed(
-  { config, pipeline }: { config: Pick<Config, 'burnDeadlineMs'>; pipeline: Pipeline },
+  { config, pipeline }: { config: Pick<Config, 'operationDeadlineMs'>; pipeline: Pipeline },
   { request, reply }: { request: FastifyRequest; reply: FastifyReply },
   userPrivateKey: PrivateKeyInput,
   operation: { door: Door; priorityFeeLamports: bigint; allowNetLoss: boolean },
 ) {
-  const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
+  const deadline = Date.now() + config.operationDeadlineMs - Math.round(reply.elapsedTime);
   const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
   return pipeline.execute({ owner: signer.address, ...operation, feePayer: 'auto', keyIsSeed: isSeed }, signer, {
     deadline,

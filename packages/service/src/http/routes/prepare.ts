@@ -131,7 +131,7 @@ export function registerPrepareRoutes(
     response: { 200: PrepareResponseSchema, 400: problem, 401: problem, 403: problem, 409: problem, 413: problem, 415: problem, 429: problem, 500: problem, 503: problem },
   };
 
-  app.post('/api/burn_tokens/prepare', { config: { problemCodes: PREPARE_BURN_PROBLEMS }, schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
+  app.post('/burn_tokens/prepare', { config: { budget: 'burn', problemCodes: PREPARE_BURN_PROBLEMS }, schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
     const { mint, owner, priorityFee, feePayer, allowNetLoss, signer } = request.body;
     const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
     return prepare({
@@ -146,9 +146,9 @@ export function registerPrepareRoutes(
 
   const prepareManySchema = prepareManyRequestSchema(config.maxOwnersPerRequest);
   app.post(
-    '/api/reclaim_rent/prepare',
+    '/reclaim_rent/prepare',
     {
-      config: { problemCodes: PREPARE_RECLAIM_PROBLEMS },
+      config: { budget: 'burn', ownersField: 'owners', problemCodes: PREPARE_RECLAIM_PROBLEMS },
       bodyLimit: manyOwnersBodyLimit(config),
       preValidation: chooseForm({ single: 'owner', many: 'owners', singleSchema: PrepareReclaimRequestSchema, manySchema: prepareManySchema }),
       schema: {

@@ -315,7 +315,7 @@ export async function reclaimManyHandler(
   reply: FastifyReply,
   body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number; mints?: string[]; allowNetLoss?: boolean },
 ) {
-  const deadline = Date.now() + config.burnDeadlineMs - Math.round(reply.elapsedTime);
+  const deadline = Date.now() + config.operationDeadlineMs - Math.round(reply.elapsedTime);
   const checks = addressChecks();
   const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
   const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');
@@ -412,9 +412,9 @@ export async function prepareManyHandler(
 export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRouteDeps & { previewSlots: PreviewSlots }): void {
   const { config, reclaimMany, previewSlots } = deps;
   app.post(
-    '/api/reclaim_rent/preview',
+    '/reclaim_rent/preview',
     {
-      config: { problemCodes: [...JSON_BODY_PROBLEMS, 'INVALID_OWNER', 'INVALID_MINT', 'INVALID_PRIORITY_FEE', 'RPC_UNAVAILABLE', 'SERVICE_UNAVAILABLE', ...API_PROBLEMS] },
+      config: { budget: 'preview', ownersField: 'owners', problemCodes: [...JSON_BODY_PROBLEMS, 'INVALID_OWNER', 'INVALID_MINT', 'INVALID_PRIORITY_FEE', 'RPC_UNAVAILABLE', 'SERVICE_UNAVAILABLE', ...API_PROBLEMS] },
       bodyLimit: manyOwnersBodyLimit(config),
       preValidation: async (request) => {
         const body = request.body as { owners?: unknown } | null;

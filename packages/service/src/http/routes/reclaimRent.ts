@@ -81,9 +81,10 @@ export function registerReclaimRentRoutes(
 ): void {
   const { config, pipeline, chain, previewSlots } = deps;
   app.get(
-    '/api/reclaim_rent',
+    '/reclaim_rent',
     {
       config: {
+        budget: 'preview',
         problemCodes: [
           'VALIDATION_FAILED',
           'UNKNOWN_FIELD',
@@ -127,16 +128,18 @@ export function registerReclaimRentRoutes(
       }
       const preview = previewOf(planned);
       if (metadata !== 'true') return preview;
-      const byMint = await readMintMetadata(chain, preview.accounts.map((a) => a.mint), Date.now() + config.burnDeadlineMs);
+      const byMint = await readMintMetadata(chain, preview.accounts.map((a) => a.mint), Date.now() + config.operationDeadlineMs);
       return { ...preview, accounts: preview.accounts.map((a) => ({ ...a, ...byMint.get(a.mint)! })) };
     },
   );
 
   const reclaimManySchema = reclaimManyRequestSchema(config.maxOwnersPerRequest);
   app.post(
-    '/api/reclaim_rent',
+    '/reclaim_rent',
     {
       config: {
+        budget: 'burn',
+        ownersField: 'userPrivateKeys',
         idempotent: true,
         problemCodes: [
           ...JSON_BODY_PROBLEMS,

@@ -78,14 +78,16 @@ export function registerRelayTransactionsRoute(
     sponsor: sponsor ?? null,
     sponsorPolicy,
     serverSecret,
-    burnDeadlineMs: config.burnDeadlineMs,
+    burnDeadlineMs: config.operationDeadlineMs,
     relayAnyTransaction: config.relayAnyTransaction,
   });
 
   app.post(
-    '/api/transactions',
+    '/transactions',
     {
       config: {
+        budget: 'burn',
+        relaysPrepared: true,
         problemCodes: [
           ...JSON_BODY_PROBLEMS,
           'INVALID_TRANSACTION',

@@ -21,7 +21,7 @@ export function registerTransactionsRoute(
   { chain, sentTransactions }: Pick<AppDeps, 'chain'> & { sentTransactions: SentTransactionLog },
 ): void {
   app.get(
-    '/api/transactions/:signature',
+    '/transactions/:signature',
     {
       config: {
         problemCodes: ['INVALID_SIGNATURE', 'TRANSACTION_NOT_FOUND', 'RPC_UNAVAILABLE', ...API_PROBLEMS],
