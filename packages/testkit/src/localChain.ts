@@ -246,6 +246,25 @@ export async function getLamports(chain: TestChain, address: Address): Promise<b
   return value;
 }
 
+/** The fee the chain charged for a confirmed transaction (it must be on the chain). */
+export async function chainFee(chain: TestChain, signature: Signature): Promise<bigint> {
+  const transaction = await chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+  if (!transaction?.meta) throw new Error(`transaction ${signature} is not on the chain`);
+  return transaction.meta.fee;
+}
+
+/**
+ * Polls until `condition` holds. The bound (2 minutes by default) only ends a test that would
+ * otherwise hang: waiting stops as soon as the condition holds, so no test depends on speed.
+ */
+export async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** A funded owner (its key in base58, as a user pastes it) with a fresh mint and a balance of it. */
 export interface TokenHolder {
   signer: KeyPairSigner;

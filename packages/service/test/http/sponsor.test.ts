@@ -34,14 +34,13 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Address,
   type KeyPairSigner,
-  type Signature,
   type Transaction,
   type TransactionMessageBytes,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { loadSponsor, type Sponsor } from '../../src/keys/sponsor.ts';
 import { issueRelayToken } from '../../src/operations/relayToken.ts';
-import { createTestApp, metricValue, TEST_SERVER_SECRET, type TestApp } from '@cinder/testkit';
+import { createTestApp, metricValue, TEST_SERVER_SECRET, type TestApp, chainFee } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
 import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
 
@@ -107,11 +106,6 @@ async function signPrepared(base64Wire: string, owner: KeyPairSigner): Promise<{
 }
 
 /** The fee the chain itself recorded for a transaction. */
-async function chainFee(signature: Signature): Promise<bigint> {
-  const transaction = await t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
-  assert.ok(transaction?.meta, `transaction ${signature} is on the chain`);
-  return transaction.meta.fee;
-}
 
 /** simulateTransaction requests this app has sent to the RPC so far. */
 const simulations = () => metricValue(t, 'cinder_rpc_requests_total', 'method="simulateTransaction"');
@@ -131,7 +125,7 @@ describe('sponsored fees: a wallet with 0 SOL gets its rent back', () => {
     assert.equal(body.status, 'success', body.message);
     // An owner with 0 SOL is not simulated as the fee payer first (the node could only refuse it).
     assert.equal((await simulations()) - simulationsBefore, 1, 'one simulation: the sponsored transaction');
-    const fee = await chainFee(body.transactionId);
+    const fee = await chainFee(t.chain, body.transactionId);
     assert.ok(fee >= 10_000n, 'two signatures: the owner\'s and the sponsor\'s');
     assert.equal(await getLamports(t.chain, owner.signer.address), TOKEN_ACCOUNT_RENT - fee);
     assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore);
@@ -154,7 +148,7 @@ describe('sponsored fees: a wallet with 0 SOL gets its rent back', () => {
     const body = relayed.json();
     assert.equal(body.status, 'success', body.message);
     assert.equal(body.details.transactions[0].sponsored, true);
-    const fee = await chainFee(body.transactionId);
+    const fee = await chainFee(t.chain, body.transactionId);
     assert.equal(await getLamports(t.chain, owner.signer.address), TOKEN_ACCOUNT_RENT - fee);
     assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore);
     assert.ok(await closed(owner.accounts[0]!));
@@ -185,7 +179,7 @@ describe('sponsored fees: a wallet with 0 SOL gets its rent back', () => {
     assert.equal(relayed.statusCode, 200, relayed.body);
     assert.equal(relayed.json().status, 'success', relayed.json().message);
     let fees = 0n;
-    for (const signature of relayed.json().details.signatures) fees += await chainFee(signature);
+    for (const signature of relayed.json().details.signatures) fees += await chainFee(t.chain, signature);
     assert.equal(fees, 10_000n * BigInt(transactions.length), 'no priority fee: 5,000 per signature, two signatures');
     assert.equal(await getLamports(t.chain, owner.signer.address), 3n * TOKEN_ACCOUNT_RENT - fees);
     assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore);
@@ -210,7 +204,7 @@ describe('sponsored fees: a wallet with 0 SOL gets its rent back', () => {
       assert.equal(response.json().status, 'success', response.json().message);
     }
     for (const [i, owner] of [...keyed, ...keyless].entries()) {
-      const fee = await chainFee(results[i]!.json().transactionId);
+      const fee = await chainFee(t.chain, results[i]!.json().transactionId);
       assert.equal(await getLamports(t.chain, owner.signer.address), TOKEN_ACCOUNT_RENT - fee);
     }
     assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore);

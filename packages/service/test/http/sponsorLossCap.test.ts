@@ -21,26 +21,11 @@ import {
   partiallySignTransaction,
   type Address,
   type KeyPairSigner,
-  type Signature,
 } from '@solana/kit';
 import { getCloseAccountInstruction } from '@solana-program/token';
 import type { Sponsor } from '../../src/keys/sponsor.ts';
 import { loadConfig } from '../../src/config.ts';
-import {
-  createAuxTokenAccount,
-  createFundedSigner,
-  createSponsoredTestApp,
-  createTestKey,
-  createTestMint,
-  getLamports,
-  metricValue,
-  rpcResult,
-  sendInstructions,
-  startTestRedis,
-  type SponsoredTestApp,
-  type TestRedis,
-  type TestApp,
-} from '@cinder/testkit';
+import { createAuxTokenAccount, createFundedSigner, createSponsoredTestApp, createTestKey, createTestMint, getLamports, metricValue, rpcResult, sendInstructions, startTestRedis, type SponsoredTestApp, type TestRedis, type TestApp, chainFee, waitUntil } from '@cinder/testkit';
 
 const CAP = 40_000n;
 const WALLETS = 5;
@@ -91,19 +76,7 @@ async function preparedAndSigned(owner: KeyPairSigner) {
   return { wire: getBase64EncodedWireTransaction(await partiallySignTransaction([owner.keyPair], transaction)), relayToken };
 }
 
-async function chainFee(signature: Signature): Promise<bigint> {
-  const transaction = await t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
-  assert.ok(transaction?.meta, `transaction ${signature} is on the chain`);
-  return transaction.meta.fee;
-}
 
-async function waitFor(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 for (const store of ['memory', 'redis'] as const) {
   describe(`the hourly loss cap under concurrent sponsored relays (sponsor ledger in ${store})`, () => {
@@ -122,7 +95,7 @@ for (const store of ['memory', 'redis'] as const) {
       // Two fees fit the cap: once those two are in flight, every other relay has its answer.
       const answers: (Awaited<(typeof relays)[number]> | null)[] = relays.map(() => null);
       relays.forEach((relay, i) => void relay.then((response) => (answers[i] = response)));
-      await waitFor(
+      await waitUntil(
         async () =>
           (await metricValue(t, 'cinder_rpc_requests_total', 'method="sendTransaction"')) - sendsBefore >= 2 && answers.filter((a) => a !== null).length >= WALLETS - 2,
         'two sends in flight and the other relays answered',
@@ -148,7 +121,7 @@ for (const store of ['memory', 'redis'] as const) {
       let fees = 0n;
       for (const response of sent) {
         assert.equal(response.json().status, 'failed', response.json().message);
-        fees += await chainFee(response.json().transactionId);
+        fees += await chainFee(t.chain, response.json().transactionId);
       }
       const lost = sponsorBefore - (await sponsorBalance());
       assert.equal(lost, fees, 'the sponsor lost exactly the fees of the two transactions that failed');
