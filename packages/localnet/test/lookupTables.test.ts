@@ -146,11 +146,16 @@ describe('address lookup tables', () => {
     const transfers = recipients.map((destination) => getTransferSolInstruction({ source: payer, destination, amount: 1_000_000_000n }));
     const { signature, err } = await run(transfers, { [table]: recipients });
     assert.equal(err, null);
-    const transaction = await rpcResult<{ transaction: { message: { addressTableLookups: unknown[] } }; meta: { loadedAddresses: { writable: string[] } } }>(
-      url, 'getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }],
-    );
-    assert.deepEqual(transaction.meta.loadedAddresses.writable, recipients);
-    assert.deepEqual(transaction.transaction.message.addressTableLookups, [{ accountKey: table, writableIndexes: [0, 1], readonlyIndexes: [] }]);
+    const transaction = await rpcResult<{
+      transaction: { message: { addressTableLookups: { accountKey: string; writableIndexes: number[]; readonlyIndexes: number[] }[] } };
+      meta: { loadedAddresses: { writable: string[] } };
+    }>(url, 'getTransaction', [signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }]);
+    // The compiler picks the order of the indexes (kit sorts accounts by address); the loaded
+    // addresses are the table's entries at those indexes, in that order.
+    const [lookup] = transaction.transaction.message.addressTableLookups;
+    assert.equal(transaction.transaction.message.addressTableLookups.length, 1);
+    assert.deepEqual([lookup!.accountKey, [...lookup!.writableIndexes].sort(), lookup!.readonlyIndexes], [table, [0, 1], []]);
+    assert.deepEqual(transaction.meta.loadedAddresses.writable, lookup!.writableIndexes.map((i) => recipients[i]));
     for (const recipient of recipients) assert.equal((await rpcResult<{ value: number }>(url, 'getBalance', [recipient])).value, 1_000_000_000);
   });
 
