@@ -52,11 +52,13 @@ async function tsc(config: object, name: string): Promise<void> {
   assert.equal(result.code, 0, result.stdout + result.stderr);
 }
 
-it('the type-level assertions of test/sdk/apiTypes.ts compile (strict)', { timeout: 300_000 }, async () => {
+// The timeouts only catch a hung compiler: a whole-program tsc took 213 s on 2 cores at load 25,
+// so they are far above that, and no test here asserts how long a compile takes.
+it('the type-level assertions of test/sdk/apiTypes.ts compile (strict)', { timeout: 900_000 }, async () => {
   await tsc({ extends: BASE_TSCONFIG, include: [], files: [join(ROOT, 'test/sdk/apiTypes.ts')] }, 'tsconfig.types.json');
 });
 
-it('emits the SDK and the CLI as JavaScript with declarations; the SDK imports nothing at run time and works in plain Node', { timeout: 300_000 }, async () => {
+it('emits the SDK and the CLI as JavaScript with declarations; the SDK imports nothing at run time and works in plain Node', { timeout: 900_000 }, async () => {
   await tsc(
     {
       extends: BASE_TSCONFIG,
