@@ -7,7 +7,6 @@
  */
 import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, type Address, type TransactionSigner } from '@solana/kit';
 import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
-import { customErrorCode, describeTransactionError, tokenErrorCode } from '../chain/transactionError.ts';
 import { CinderError, type CinderErrorCode } from '../errors.ts';
 import { computeUnitPriceFor, formatSol } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
@@ -28,6 +27,7 @@ import { mapConcurrently } from '../plan/slices.ts';
 import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS } from '../plan/relayRules.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
+import { simulationFailure } from './simulationFailure.ts';
 
 /** Simulated units + 10 %, and at least 1,000 CU of headroom. */
 export function computeUnitLimitFor(unitsConsumed: number): number {
@@ -76,16 +76,6 @@ export interface CompileInput {
    * the others are priced without a simulation for the same fee (`priceWithoutSimulation`).
    */
   estimate?: boolean;
-}
-
-function simulationFailure(err: unknown, payer: Address): CinderError {
-  if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound' || (typeof err === 'object' && err && 'InsufficientFundsForRent' in err)) {
-    return new CinderError('INSUFFICIENT_SOL_FOR_FEE', `${payer} does not hold enough SOL to pay the transaction fee. Nothing was sent.`);
-  }
-  const custom = customErrorCode(err);
-  if (custom === tokenErrorCode('AccountFrozen')) return new CinderError('ACCOUNT_FROZEN', 'A token account is frozen. Nothing was sent.');
-  if (custom === tokenErrorCode('MintPaused')) return new CinderError('MINT_PAUSED', 'The mint is paused. Nothing was sent.');
-  return new CinderError('TRANSACTION_REJECTED', `The transaction would fail on chain (${describeTransactionError(err)}). Nothing was sent.`);
 }
 
 const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';

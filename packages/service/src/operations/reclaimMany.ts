@@ -39,6 +39,7 @@ import { feeUpperBound, priorityShare, transactionFee } from '../plan/fees.ts';
 import { landTransactions, overallStatus, reportLanding, type RecordSent, type OperationStatus } from './land.ts';
 import { skippedOf, type SkippedAccount } from './pipeline.ts';
 import { readWallets } from './readWallets.ts';
+import { classifySimulationError } from './simulationFailure.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 
@@ -309,7 +310,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         return { ...result, lifetime };
       }
       for (const { transaction, share, err } of failed) {
-        if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound') assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, share)], reserve);
+        if (classifySimulationError(err) === 'fee-payer') assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, share)], reserve);
       }
       // Which owners of the refused transactions the node refuses on their own.
       const suspects = remaining.filter((o) => failed.some((f) => f.transaction.owners.includes(o.state.owner)));

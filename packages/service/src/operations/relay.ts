@@ -45,6 +45,7 @@ import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { landTransactions, overallStatus, type LandingOutcome, type OperationStatus, type SignedForSending } from './land.ts';
 import { allowedProgramNames, assertGuardsHold, assertNoOverlap, assertSigned, decodeCandidate, field, refuse, type Candidate } from './relayCandidates.ts';
 import { checkRelayTokenIdentities, readRelayToken } from './relayToken.ts';
+import { classifySimulationError, feePayerCannotPay } from './simulationFailure.ts';
 import { reportSponsoredLanding, sponsoredInFlight, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 
 /** At most this many transactions per request (16 KiB of body holds 8 full-size ones in base64). */
@@ -110,17 +111,23 @@ function relayTokenInvalid(detail: string): CinderError {
   return new CinderError('RELAY_TOKEN_INVALID', `${detail} Nothing was sent.`, { errors: [{ field: 'relayToken', message: detail }] });
 }
 
+/** The node's reading of a signed transaction (simulationFailure.ts), worded for the relay's request fields. */
 function simulationRefusal(candidate: Candidate, err: unknown): CinderError {
-  if (candidate.sponsored && (err === 'InsufficientFundsForFee' || err === 'AccountNotFound')) {
-    return new CinderError('SPONSOR_UNAVAILABLE', 'The fee sponsor cannot pay fees right now. Nothing was sent; try again later.', {
-      headers: { 'retry-after': '30' },
-    });
+  switch (classifySimulationError(err)) {
+    case 'fee-payer':
+      if (candidate.sponsored) {
+        return new CinderError('SPONSOR_UNAVAILABLE', 'The fee sponsor cannot pay fees right now. Nothing was sent; try again later.', {
+          headers: { 'retry-after': '30' },
+        });
+      }
+      return feePayerCannotPay(candidate.message.staticAccounts[0]!, field(candidate.index));
+    case 'blockhash-expired':
+      return refuse('TRANSACTION_REJECTED', candidate.index, 'has a blockhash that expired (or that this node does not know): prepare and sign it again');
+    case 'bad-signature':
+      return refuse('TRANSACTION_NOT_SIGNED', candidate.index, 'has a signature that does not verify');
+    default:
+      return refuse('TRANSACTION_REJECTED', candidate.index, `would fail on chain (${describeTransactionError(err)})`);
   }
-  if (err === 'BlockhashNotFound') {
-    return refuse('TRANSACTION_REJECTED', candidate.index, 'has a blockhash that expired (or that this node does not know): prepare and sign it again');
-  }
-  if (err === 'SignatureFailure') return refuse('TRANSACTION_NOT_SIGNED', candidate.index, 'has a signature that does not verify');
-  return refuse('TRANSACTION_REJECTED', candidate.index, `would fail on chain (${describeTransactionError(err)})`);
 }
 
 function describeRelay(reports: readonly RelayedTransactionReport[], status: OperationStatus): string {
