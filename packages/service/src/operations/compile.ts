@@ -63,8 +63,8 @@ export interface CompileInput {
   lifetime: BlockhashLifetime;
   /** 'auto': the owner pays when it can, else the sponsor (when one is configured). */
   feePayer: 'owner' | 'sponsor' | 'auto';
-  /** The fee sponsor, its balance, and its policy (which decides whether and for what fee it pays). */
-  sponsor: { signer: TransactionSigner; lamports: bigint; policy: SponsorPolicy } | null;
+  /** The fee sponsor's balance and its policy (which decides whether and for what fee it pays, and alone signs for it). */
+  sponsor: { lamports: bigint; policy: SponsorPolicy } | null;
   /**
    * Who signs: 'wallet', a browser wallet, which adds its guards (docs/wallet-additions.md): each
    * transaction leaves them room, bytes and compute units; 'key' (the default), Cinder or a
@@ -221,7 +221,8 @@ async function compileSponsored(
 ): Promise<CompiledPlan> {
   // The sponsor's policy first: a wallet it does not pay for now costs no simulation.
   await sponsor.policy.admit(input.owner);
-  const parties = { owner, feePayer: sponsor.signer };
+  // Compiling needs no key: the sponsor only marks its signature's slot (its policy signs, later).
+  const parties = { owner, feePayer: createNoopSigner(sponsor.policy.sponsor) };
   const planned = await packTransactions(input.actions, parties, roomOf(input));
   const reserve = rentExemptMinimum(input.rent, 0);
   const bounds = planned.map((_, i) => feeUpperBound(2, priorityShare(input.priorityFeeLamports, planned.length, i)));

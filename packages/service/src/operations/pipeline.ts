@@ -8,6 +8,7 @@ import {
   compileTransaction,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
+  partiallySignTransaction,
   signTransactionMessageWithSigners,
   type Address,
   type Base64EncodedWireTransaction,
@@ -18,7 +19,6 @@ import type { ChainAdapter } from '../chain/types.ts';
 import { CinderError } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
-import type { Sponsor } from '../keys/sponsor.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
@@ -41,8 +41,7 @@ export interface PipelineDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
   operationDeadlineMs: number;
-  sponsor: Sponsor | null;
-  /** Whether, and for what, the sponsor pays (src/operations/sponsorPolicy.ts); null without a sponsor. */
+  /** Whether, and for what, the sponsor pays, and its one signing point (src/operations/sponsorPolicy.ts); null without a sponsor. */
   sponsorPolicy: SponsorPolicy | null;
   /** The embedded local chain is in use (messages say so where it matters). */
   localChain: boolean;
@@ -163,7 +162,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
    */
   async function planOperation(request: PipelineRequest, deadline: number, estimate = false): Promise<PlannedOperation> {
     const { door } = request;
-    const alsoRead = deps.sponsor ? [deps.sponsor.signer.address] : [];
+    const sponsor = deps.sponsorPolicy?.sponsor;
+    const alsoRead = sponsor ? [sponsor] : [];
     const [{ state, also }, lifetime] = await Promise.all([
       readWallet(chain, { owner: request.owner, mint: door.kind === 'burn' ? door.mint : undefined, alsoRead, localChain: deps.localChain }, deadline),
       chain.getLatestBlockhash(deadline),
@@ -182,7 +182,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const base = { request, state, actions, mint };
     if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, plan: null, problem: nothingToDo(request, actions) };
 
-    const sponsorAccount = deps.sponsor ? also.get(deps.sponsor.signer.address) : null;
+    const sponsorAccount = sponsor ? also.get(sponsor) : null;
     try {
       const plan = await compilePlan(
         chain,
@@ -197,10 +197,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           feePayer: request.feePayer,
           ...(request.signer ? { signer: request.signer } : {}),
           estimate,
-          sponsor:
-            deps.sponsor && deps.sponsorPolicy
-              ? { signer: deps.sponsor.signer, lamports: sponsorAccount?.lamports ?? 0n, policy: deps.sponsorPolicy }
-              : null,
+          sponsor: deps.sponsorPolicy ? { lamports: sponsorAccount?.lamports ?? 0n, policy: deps.sponsorPolicy } : null,
         },
         deadline,
       );
@@ -226,14 +223,20 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     recordSent: RecordSent | undefined,
   ): Promise<OperationResult & { mint: MintState | null }> {
     const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
-    const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
-    const signed = await mapConcurrently(plan.transactions, COMPILES_PER_SLICE, (t) => signTransactionMessageWithSigners(compiledMessage(plan, t)));
+    const policy = deps.sponsorPolicy;
+    const sponsoredBy = planned.plan.sponsored ? policy : null;
+    const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: sponsoredBy ? planned.plan.parties.feePayer : signer } };
+    // The owner's key signs here; the sponsor's only in its policy, which checks each message as it signs.
+    const signed: Transaction[] = await mapConcurrently(plan.transactions, COMPILES_PER_SLICE, async (t, i) => {
+      if (!sponsoredBy) return signTransactionMessageWithSigners(compiledMessage(plan, t));
+      const ownerSigned = await partiallySignTransaction([signer.keyPair], compileTransaction(compiledMessage(plan, t)));
+      return (await sponsoredBy.cosign(ownerSigned, { index: i })).transaction;
+    });
     const sending = signed.map((transaction) => ({
       wire: getBase64EncodedWireTransaction(transaction),
       signature: getSignatureFromTransaction(transaction),
       lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
     }));
-    const policy = deps.sponsorPolicy;
     let outcomes: SponsoredOutcome[];
     if (plan.sponsored && policy) {
       // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
@@ -318,6 +321,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
+      // What is handed out for the sponsor to pay passes every check its signature will need at the relay.
+      if (planned.plan.sponsored && deps.sponsorPolicy) {
+        for (const [index, transaction] of transactions.entries()) await deps.sponsorPolicy.check(transaction, { index });
+      }
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       // Sponsored: a relay token, whose lifetime is its own. Nothing is reserved: a prepare nobody
       // signed starts no turn and blocks nobody; the owner's signed relay starts it (src/operations/relay.ts).

@@ -66,16 +66,14 @@ export function registerRelayTransactionsRoute(
   {
     chain,
     config,
-    sponsor,
     sentTransactions,
     serverSecret,
     sponsorPolicy,
-  }: Pick<AppDeps, 'chain' | 'config' | 'sponsor'> & { sentTransactions: SentTransactionLog; serverSecret: string; sponsorPolicy: SponsorPolicy | null },
+  }: Pick<AppDeps, 'chain' | 'config'> & { sentTransactions: SentTransactionLog; serverSecret: string; sponsorPolicy: SponsorPolicy | null },
 ): void {
   const relay = createRelay({
     chain,
     sentTransactions,
-    sponsor: sponsor ?? null,
     sponsorPolicy,
     serverSecret,
     burnDeadlineMs: config.operationDeadlineMs,
