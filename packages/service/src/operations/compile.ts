@@ -8,10 +8,10 @@
 import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, type Address, type TransactionSigner } from '@solana/kit';
 import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { CinderError, type CinderErrorCode } from '../errors.ts';
-import { computeUnitPriceFor, formatSol } from '../plan/priorityFee.ts';
+import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
 import { feeUpperBound, priorityShare, signatureFees, transactionFee } from '../plan/fees.ts';
-import { assertFeeWithinReclaim, assertOwnerCanPay, canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
+import { assertFeeWithinReclaim, assertOwnerCanPay } from '../plan/money.ts';
 import { netOf } from '../plan/net.ts';
 import {
   MAX_COMPUTE_UNIT_LIMIT,
@@ -24,8 +24,7 @@ import {
 } from '../plan/pack.ts';
 import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
 import { mapConcurrently } from '../plan/slices.ts';
-import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS } from '../plan/relayRules.ts';
-import type { SponsorPolicy } from './sponsorPolicy.ts';
+import { cannotRepaySponsor, type SponsorPolicy } from './sponsorPolicy.ts';
 import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
 import { simulationFailure } from './simulationFailure.ts';
 
@@ -129,15 +128,8 @@ async function priceTransactions(
       const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, simulationPrice, transactionInstructions(transaction.actions, parties, repayBound));
       const wire = getBase64EncodedWireTransaction(compileTransaction(transactionMessage(parties.feePayer, input.lifetime, instructions)));
       const simulation = await chain.simulate(wire, deadline);
-      // What the sponsor pays for runs only the allowed programs, at every depth (an extension of a
-      // mint could make a token instruction call another program).
-      const invoked = sponsored ? innerProgramNotAllowed(simulation.innerPrograms) : null;
-      if (invoked) {
-        throw new CinderError(
-          'PROGRAM_NOT_ALLOWED',
-          `A sponsored transaction would invoke ${invoked}; the fee sponsor pays only for ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} at any depth. Nothing was sent.`,
-        );
-      }
+      // What the sponsor pays for runs only what its policy allows, at every depth.
+      if (sponsored) input.sponsor!.policy.assertInvokesOnlyAllowed(simulation.innerPrograms);
       if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
       // A wallet's guards run inside this limit where the wallet keeps the compute budget as prepared.
       const computeUnitLimit = Math.min(
@@ -150,10 +142,6 @@ async function priceTransactions(
 }
 
 const roomOf = (input: CompileInput) => (input.signer === 'wallet' ? WALLET_GUARD_ROOM : { bytes: 0, computeUnits: 0 });
-
-function sponsorUnavailable(detail: string): CinderError {
-  return new CinderError('SPONSOR_UNAVAILABLE', `${detail} Nothing was sent; try again later.`, { headers: { 'retry-after': '30' } });
-}
 
 /** Later will not help: say so, and what to do instead. */
 function noSponsorConfigured(): CinderError {
@@ -226,26 +214,18 @@ async function compileSponsored(
   const planned = await packTransactions(input.actions, parties, roomOf(input));
   const reserve = rentExemptMinimum(input.rent, 0);
   const bounds = planned.map((_, i) => feeUpperBound(2, priorityShare(input.priorityFeeLamports, planned.length, i)));
-  sponsor.policy.assertFeeWithinBound(bounds);
-  if (!sponsorCanPay(sponsor.lamports, bounds, reserve)) {
-    throw sponsorUnavailable(`The fee sponsor holds ${formatSol(sponsor.lamports)} SOL, too little to pay fees now.`);
-  }
+  sponsor.policy.assertCanPayPlan(bounds, sponsor.lamports, reserve);
   const transactions = await priceTransactions(chain, planned, parties, input, deadline).catch((error: unknown) => {
     // The simulation includes the repayment: a failure here is usually an owner that cannot repay.
-    if (error instanceof CinderError && error.code === 'TRANSACTION_REJECTED') throw cannotRepay();
+    if (error instanceof CinderError && error.code === 'TRANSACTION_REJECTED') throw cannotRepaySponsor();
     throw error;
   });
-  for (const transaction of transactions) {
-    if (!canRepaySponsor(input.ownerLamports, transaction.planned.returnsLamports, transaction.feeLamports, reserve)) throw cannotRepay();
-  }
-  return summarize(parties, transactions, input.lifetime);
-}
-
-function cannotRepay(): CinderError {
-  return new CinderError(
-    'FEE_EXCEEDS_RECLAIM',
-    'The fee sponsor only pays for transactions whose reclaimed rent repays it in full, leaving the owner a valid balance; this one would not. Nothing was sent.',
+  sponsor.policy.assertRepaid(
+    input.ownerLamports,
+    transactions.map((t) => ({ returnsLamports: t.planned.returnsLamports, feeLamports: t.feeLamports })),
+    reserve,
   );
+  return summarize(parties, transactions, input.lifetime);
 }
 
 /**

@@ -44,15 +44,16 @@ import type { Metrics } from '../metrics.ts';
 import { signatureFees } from '../plan/fees.ts';
 import { sponsorFloorHolds } from '../plan/walletAdditions.ts';
 import { formatSol } from '../plan/priorityFee.ts';
-import type { RelayableMessage } from '../plan/relayRules.ts';
+import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS, type RelayableMessage } from '../plan/relayRules.ts';
+import { canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SponsoredTurn, SponsorLedger } from '../store/sponsorLedger.ts';
 import { reportOf } from '../chain/verdicts.ts';
 import { reportLanding, type LandingOutcome, type LandingReport, type SignedForSending } from './land.ts';
 import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
-import { decodeMessage, refuseMessage, sponsoredMessage, type SponsoredMessage } from './sponsoredMessage.ts';
+import { cannotRepaySponsor as cannotRepaySponsorError, decodeMessage, refuseMessage, sponsoredMessage, type SponsoredMessage } from './sponsoredMessage.ts';
 
-export type { SponsoredMessage } from './sponsoredMessage.ts';
+export { cannotRepaySponsor, manyOwnersNotSponsored, type SponsoredMessage } from './sponsoredMessage.ts';
 
 /**
  * How long a sponsored turn lasts at the latest: a message relayed now can land while its blockhash
@@ -186,6 +187,24 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
     return paid;
   }
 
+  /**
+   * The fee bound, on the most each planned transaction can cost (two signatures + its share of
+   * the priority fee): a caller's priorityFee over it is a 400 that names the bound.
+   */
+  function assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void {
+    const largest = feeUpperBounds.reduce((max, fee) => (fee > max ? fee : max), 0n);
+    if (largest <= config.maxFeeLamports) return;
+    const maxPriority = config.maxFeeLamports - signatureFeeLamports;
+    const problem =
+      `with feePayer "sponsor" the fee of each transaction is at most ${formatSol(config.maxFeeLamports)} SOL ` +
+      `(two signatures and a priority fee of at most ${formatSol(maxPriority > 0n ? maxPriority : 0n)} SOL per transaction; ` +
+      `this plan has ${feeUpperBounds.length} transaction${feeUpperBounds.length === 1 ? '' : 's'}, one would cost up to ${formatSol(largest)} SOL)`;
+    throw new CinderError('INVALID_PRIORITY_FEE', `priorityFee is too high: ${problem}. Lower priorityFee, or pay the fee yourself. Nothing was sent.`, {
+      errors: [{ field: 'priorityFee', message: problem }],
+      extensions: { maxFeeLamports: config.maxFeeLamports.toString() },
+    });
+  }
+
   async function recordLoss(owner: Address, send: SponsoredSend): Promise<void> {
     deps.metrics.sponsorLamportsLost.inc(Number(send.feeLamports));
     deps.metrics.sponsorFailedTransactions.inc();
@@ -234,22 +253,29 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       if (turn) throw sponsoredInFlight(turn);
     },
 
-    /**
-     * The fee bound, on the most each planned transaction can cost (two signatures + its share of
-     * the priority fee): a caller's priorityFee over it is a 400 that names the bound.
-     */
-    assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void {
-      const largest = feeUpperBounds.reduce((max, fee) => (fee > max ? fee : max), 0n);
-      if (largest <= config.maxFeeLamports) return;
-      const maxPriority = config.maxFeeLamports - signatureFeeLamports;
-      const problem =
-        `with feePayer "sponsor" the fee of each transaction is at most ${formatSol(config.maxFeeLamports)} SOL ` +
-        `(two signatures and a priority fee of at most ${formatSol(maxPriority > 0n ? maxPriority : 0n)} SOL per transaction; ` +
-        `this plan has ${feeUpperBounds.length} transaction${feeUpperBounds.length === 1 ? '' : 's'}, one would cost up to ${formatSol(largest)} SOL)`;
-      throw new CinderError('INVALID_PRIORITY_FEE', `priorityFee is too high: ${problem}. Lower priorityFee, or pay the fee yourself. Nothing was sent.`, {
-        errors: [{ field: 'priorityFee', message: problem }],
-        extensions: { maxFeeLamports: config.maxFeeLamports.toString() },
-      });
+    assertFeeWithinBound,
+
+    assertCanPayPlan(feeUpperBounds: readonly bigint[], sponsorLamports: bigint, reserve: bigint): void {
+      assertFeeWithinBound(feeUpperBounds);
+      if (!sponsorCanPay(sponsorLamports, feeUpperBounds, reserve)) {
+        throw new CinderError('SPONSOR_UNAVAILABLE', `The fee sponsor holds ${formatSol(sponsorLamports)} SOL, too little to pay fees now. Nothing was sent; try again later.`, {
+          headers: { 'retry-after': '30' },
+        });
+      }
+    },
+
+    assertInvokesOnlyAllowed(innerPrograms: Parameters<typeof innerProgramNotAllowed>[0]): void {
+      // An extension of a mint could make a token instruction call another program.
+      const invoked = innerProgramNotAllowed(innerPrograms);
+      if (!invoked) return;
+      throw new CinderError(
+        'PROGRAM_NOT_ALLOWED',
+        `A sponsored transaction would invoke ${invoked}; the fee sponsor pays only for ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} at any depth. Nothing was sent.`,
+      );
+    },
+
+    assertRepaid(ownerLamports: bigint, transactions: readonly { returnsLamports: bigint; feeLamports: bigint }[], reserve: bigint): void {
+      for (const t of transactions) if (!canRepaySponsor(ownerLamports, t.returnsLamports, t.feeLamports, reserve)) throw cannotRepaySponsorError();
     },
 
     /**
@@ -420,6 +446,12 @@ export interface SponsorPolicy {
   admit(owner: Address): Promise<void>;
   /** Throws a 400 naming the bound when the most a planned transaction can cost is over the sponsor's fee bound. */
   assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void;
+  /** Before any simulation of a sponsored plan: the fee bound on each transaction, and a sponsor balance that pays the largest and keeps its reserve (else 503). */
+  assertCanPayPlan(feeUpperBounds: readonly bigint[], sponsorLamports: bigint, reserve: bigint): void;
+  /** What the sponsor pays for runs only the allowed programs, at every depth (from a simulation's inner instructions). */
+  assertInvokesOnlyAllowed(innerPrograms: Parameters<typeof innerProgramNotAllowed>[0]): void;
+  /** Each sponsored transaction repays the sponsor its exact fee out of the owner's closes, leaving the owner a valid balance. */
+  assertRepaid(ownerLamports: bigint, transactions: readonly { returnsLamports: bigint; feeLamports: bigint }[], reserve: bigint): void;
   /** Starts (or, for the same `group`, grows) the wallet's turn with these signed messages; returns the identities it added, 409 when another operation has the turn. */
   beginTurn(
     owner: Address,

@@ -76,3 +76,18 @@ export function sponsoredMessage(index: number, message: RelayableMessage, spons
   }
   return { feeLamports: fee.feeLamports, owner, sponsorFloor };
 }
+
+/** A sponsored transaction whose closes would not repay the sponsor in full: never sent (the sponsor would pay for a failure). */
+export function cannotRepaySponsor(): CinderError {
+  return new CinderError(
+    'FEE_EXCEEDS_RECLAIM',
+    'The fee sponsor only pays for transactions whose reclaimed rent repays it in full, leaving the owner a valid balance; this one would not. Nothing was sent.',
+  );
+}
+
+/** Many owners in one transaction: the sponsor pays one owner per turn, repaid from that owner's rent, so it does not pay for them. */
+export function manyOwnersNotSponsored(): CinderError {
+  const message =
+    'the fee sponsor pays only one owner per turn, repaid from that owner\'s own rent in the same transaction; a transaction shared by many owners would need each of them to repay it, which its policy does not check: give the address of a wallet of yours that holds the fees';
+  return new CinderError('VALIDATION_FAILED', `feePayer "sponsor" is not available for many owners: ${message}. Nothing was sent.`, { errors: [{ field: 'feePayer', message }] });
+}

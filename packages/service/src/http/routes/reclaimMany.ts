@@ -13,9 +13,9 @@ import type { Config } from '../../config.ts';
 import { CinderError, type FieldProblem } from '../../errors.ts';
 import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
 import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
-import { issueRelayToken } from '../../operations/relayToken.ts';
+import { issueRelayToken, RELAY_TOKEN_LIFETIME_MS } from '../../operations/relayToken.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
-import { SPONSORED_TURN_MS } from '../../operations/sponsorPolicy.ts';
+import { manyOwnersNotSponsored } from '../../operations/sponsorPolicy.ts';
 import { formatSol, priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import { validationToCinderError } from '../problem.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
@@ -184,12 +184,6 @@ async function parseKey(input: string | number[], field: string): Promise<{ sign
     if (!(error instanceof CinderError)) throw error;
     return { field, message: error.errors?.[0]?.message ?? 'is not a valid private key' };
   }
-}
-
-function refuseSponsor(): CinderError {
-  const message =
-    'the fee sponsor pays only one owner per turn, repaid from that owner\'s own rent in the same transaction; a transaction shared by many owners would need each of them to repay it, which its policy does not check: give the address of a wallet of yours that holds the fees';
-  return new CinderError('VALIDATION_FAILED', `feePayer "sponsor" is not available for many owners: ${message}. Nothing was sent.`, { errors: [{ field: 'feePayer', message }] });
 }
 
 const u64 = (n: bigint) => n.toString();
@@ -363,7 +357,7 @@ export async function prepareManyHandler(
   { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
   body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean },
 ) {
-  if (body.feePayer === 'sponsor') throw refuseSponsor();
+  if (body.feePayer === 'sponsor') throw manyOwnersNotSponsored();
   const checks = addressChecks();
   const owners = checks.list(body.owners, 'owners', 'INVALID_OWNER', 'owner');
   const feePayer = checks.address(body.feePayer, 'feePayer', 'INVALID_OWNER');
@@ -382,7 +376,7 @@ export async function prepareManyHandler(
   const { plan, transactions } = await reclaimMany.prepare(job);
   // One relay token per group of transactions that fits one relay request: each proves the
   // service prepared these exact messages (their closes pay out to the destination, not the owner).
-  const expiresAt = Date.now() + SPONSORED_TURN_MS;
+  const expiresAt = Date.now() + RELAY_TOKEN_LIFETIME_MS;
   const tokens: string[] = [];
   for (let i = 0; i < transactions.length; i += MAX_RELAY_TRANSACTIONS) {
     tokens.push(issueRelayToken(serverSecret, transactions.slice(i, i + MAX_RELAY_TRANSACTIONS).map((t) => t.messageBytes), expiresAt));
