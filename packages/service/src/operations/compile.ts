@@ -10,7 +10,7 @@ import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { CinderError, type CinderErrorCode } from '../errors.ts';
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
-import { feeUpperBound, priorityShare, signatureFees, transactionFee } from '../plan/fees.ts';
+import { feeUpperBound, priorityShare, signatureFees } from '../plan/fees.ts';
 import { assertFeeWithinReclaim, assertOwnerCanPay } from '../plan/money.ts';
 import { netOf } from '../plan/net.ts';
 import {
@@ -23,15 +23,11 @@ import {
   type TransactionParties,
 } from '../plan/pack.ts';
 import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
-import { mapConcurrently } from '../plan/slices.ts';
+import { mapConcurrently, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
+import { limitFromSimulation, limitWithoutSimulation, priceAt } from '../plan/pricing.ts';
 import { cannotRepaySponsor, type SponsorPolicy } from './sponsorPolicy.ts';
 import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
 import { simulationFailure } from './simulationFailure.ts';
-
-/** Simulated units + 10 %, and at least 1,000 CU of headroom. */
-export function computeUnitLimitFor(unitsConsumed: number): number {
-  return Math.min(MAX_COMPUTE_UNIT_LIMIT, Math.max(Math.ceil(unitsConsumed * 1.1), unitsConsumed + 1000));
-}
 
 export interface CompiledTransaction {
   planned: PlannedTransaction;
@@ -72,39 +68,18 @@ export interface CompileInput {
   signer?: 'key' | 'wallet';
   /**
    * A preview (nothing is signed): only the first SIMULATIONS_AT_ONCE transactions are simulated,
-   * the others are priced without a simulation for the same fee (`priceWithoutSimulation`).
+   * the others are priced without a simulation for the same fee (`limitWithoutSimulation`, src/plan/pricing.ts).
    */
   estimate?: boolean;
 }
 
 const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';
 
-/** At any compute-unit limit up to this, price × limit (rounded up) gives back the whole priority share. */
-export const SHARE_EXACT_LIMIT = 1_000_000;
-
 /** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
 function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
-  const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
-  const feeLamports = transactionFee(signatures, computeUnitPriceMicroLamports, computeUnitLimit);
-  return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
+  const price = priceAt(computeUnitLimit, share, signatures);
+  return { planned: transaction, ...price, repayLamports: sponsored ? price.feeLamports : 0n };
 }
-
-/**
- * A preview's transaction priced without a simulation, for the fee the simulated one pays: the
- * base fee of each signature plus its whole priority share. The price is computed for a limit of
- * at most SHARE_EXACT_LIMIT, and so is the simulated transaction's (a transaction of closes uses a
- * small part of it), so the fee, and the preview's net, are those of the reclaim. Only the limit
- * is an estimate, and a preview never sends it.
- */
-const priceWithoutSimulation = (transaction: PlannedTransaction, share: bigint, signatures: number, sponsored: boolean) =>
-  pricedAt(transaction, Math.min(transaction.computeUnitEstimate, SHARE_EXACT_LIMIT), share, signatures, sponsored);
-
-/**
- * Simulations of one plan in flight at once: a wallet of thousands of accounts is a hundred
- * transactions, which must neither flood the RPC nor build every message in one turn of the event
- * loop (each lane builds one message, then waits for its simulation).
- */
-const SIMULATIONS_AT_ONCE = 8;
 
 async function priceTransactions(
   chain: ChainAdapter,
@@ -120,7 +95,7 @@ async function priceTransactions(
     SIMULATIONS_AT_ONCE,
     async (transaction, index) => {
       const share = priorityShare(input.priorityFeeLamports, planned.length, index);
-      if (input.estimate && index >= SIMULATIONS_AT_ONCE) return priceWithoutSimulation(transaction, share, signatures, sponsored);
+      if (input.estimate && index >= SIMULATIONS_AT_ONCE) return pricedAt(transaction, limitWithoutSimulation(transaction.computeUnitEstimate), share, signatures, sponsored);
       // Simulated at the largest limit with the price that makes it pay `share`: the node then
       // checks the payer against (almost exactly) the fee the final transaction pays.
       const simulationPrice = computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT);
@@ -134,7 +109,7 @@ async function priceTransactions(
       // A wallet's guards run inside this limit where the wallet keeps the compute budget as prepared.
       const computeUnitLimit = Math.min(
         MAX_COMPUTE_UNIT_LIMIT,
-        (simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed)) + roomOf(input).computeUnits,
+        limitFromSimulation(simulation.unitsConsumed, transaction.computeUnitEstimate) + roomOf(input).computeUnits,
       );
       return pricedAt(transaction, computeUnitLimit, share, signatures, sponsored);
     },

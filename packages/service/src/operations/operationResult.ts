@@ -30,6 +30,28 @@ export interface TransactionReport {
   error: string | null;
 }
 
+/** An account a many-owner job skipped, with its owner. */
+export type ManySkippedAccount = SkippedAccount & { owner: Address };
+
+/** A transaction's report with the owners whose accounts it closes; its fee is what the fee payer paid (0 when it did not land). */
+export type ManyTransactionReport = TransactionReport & { owners: Address[] };
+
+/** What a keyed reclaim of many wallets answers: the same reports, the fee payer and the destination. */
+export interface ManyResult {
+  status: OperationStatus;
+  message: string;
+  signatures: Signature[];
+  feePayer: Address;
+  destination: Address;
+  transactions: ManyTransactionReport[];
+  /** Rent of the closes that landed: what the destination received. */
+  reclaimedLamports: bigint;
+  /** Fees the fee payer paid. */
+  feeLamports: bigint;
+  netLamports: bigint;
+  skippedAccounts: ManySkippedAccount[];
+}
+
 export interface OperationResult {
   status: OperationStatus;
   message: string;

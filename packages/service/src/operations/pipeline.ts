@@ -7,7 +7,6 @@
 import {
   compileTransaction,
   getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
   partiallySignTransaction,
   signTransactionMessageWithSigners,
   type Address,
@@ -19,19 +18,20 @@ import type { ChainAdapter } from '../chain/types.ts';
 import { CinderError } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
-import type { OperationLocks } from '../store/operationLocks.ts';
+import { ownerBusyDetail, turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
 import { landTransactions, overallStatus, type RecordSent } from './land.ts';
-import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
+import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
-import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
+import { COMPILES_PER_SLICE, mapInSlices } from '../plan/slices.ts';
+import { signLandReport } from './execute.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { netOf } from '../plan/net.ts';
 import { MAX_RELAY_TOKEN_MESSAGES, RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
-import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
+import { reasonText, skippedOf, type Door, type OperationResult } from './operationResult.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
 export type { Door, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
@@ -104,9 +104,6 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
 
 /** The token accounts a plan's transactions write. */
 const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMap((t) => t.planned.actions.map((a) => a.account.address));
-
-/** Transactions compiled (or signed) in one turn of the event loop at most. */
-const COMPILES_PER_SLICE = 8;
 
 /**
  * A sponsored prepare's relay token covers at most MAX_RELAY_TOKEN_MESSAGES messages (the token
@@ -226,62 +223,48 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const policy = deps.sponsorPolicy;
     const sponsoredBy = planned.plan.sponsored ? policy : null;
     const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: sponsoredBy ? planned.plan.parties.feePayer : signer } };
-    // The owner's key signs here; the sponsor's only in its policy, which checks each message as it signs.
-    const signed: Transaction[] = await mapConcurrently(plan.transactions, COMPILES_PER_SLICE, async (t, i) => {
-      if (!sponsoredBy) return signTransactionMessageWithSigners(compiledMessage(plan, t));
-      const ownerSigned = await partiallySignTransaction([signer.keyPair], compileTransaction(compiledMessage(plan, t)));
-      return (await sponsoredBy.cosign(ownerSigned, { index: i })).transaction;
-    });
-    const sending = signed.map((transaction) => ({
-      wire: getBase64EncodedWireTransaction(transaction),
-      signature: getSignatureFromTransaction(transaction),
-      lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
-    }));
-    let outcomes: SponsoredOutcome[];
-    if (plan.sponsored && policy) {
-      // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
-      const identities = signed.map((t) => preparedIdentityOfBytes(t.messageBytes)!);
-      const added = await policy.beginTurn(
-        signer.address,
-        `keyed:${sending[0]!.signature}`,
-        sending.map((t, i) => ({ identity: identities[i]!, signature: t.signature })),
-        planAccounts(plan),
-      );
-      try {
-        await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
-        outcomes = await policy.land(
-          signer.address,
-          sending.map((t, i) => ({ ...t, index: i, identity: identities[i]!, feeLamports: plan.transactions[i]!.feeLamports })),
-          {
-            deadline,
-            send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
-            known: async () => null,
-          },
-        );
-      } catch (error) {
-        // Nothing was sent (the policy throws only then): the turn is given back.
-        await policy.abandon(signer.address, added);
-        throw error;
-      }
-    } else {
-      // The wallet's own signed sponsored messages in flight would fail if this closed their accounts first.
-      await policy?.assertNoTurn(signer.address);
-      outcomes = await landTransactions(deps, sending, deadline, recordSent);
-    }
-
-    const reports = outcomes.map(reportSponsoredLanding);
-    const transactions: TransactionReport[] = plan.transactions.map((t, i) => ({
-      signature: getSignatureFromTransaction(signed[i]!),
-      status: reports[i]!.status,
-      slot: reports[i]!.slot,
-      closedAccounts: t.planned.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
-      computeUnitLimit: t.computeUnitLimit,
-      computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
-      // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
-      feeLamports: reports[i]!.paidFee && (reports[i]!.status === 'success' || !plan.sponsored) ? t.feeLamports : 0n,
-      error: reports[i]!.error,
-    }));
-    const landed = plan.transactions.filter((_, i) => reports[i]!.status === 'success');
+    const transactions = await signLandReport(
+      plan.transactions.map((t) => ({ ...t, closedAccounts: t.planned.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address) })),
+      plan.lifetime.lastValidBlockHeight,
+      {
+        // The owner's key signs here; the sponsor's only in its policy, which checks each message as it signs.
+        sign: async (t, i) => {
+          if (!sponsoredBy) return signTransactionMessageWithSigners(compiledMessage(plan, t));
+          const ownerSigned = await partiallySignTransaction([signer.keyPair], compileTransaction(compiledMessage(plan, t)));
+          return (await sponsoredBy.cosign(ownerSigned, { index: i })).transaction;
+        },
+        send: async (sending, signed) => {
+          if (!sponsoredBy) {
+            // The wallet's own signed sponsored messages in flight would fail if this closed their accounts first.
+            await policy?.assertNoTurn(signer.address);
+            return landTransactions(deps, sending, deadline, recordSent);
+          }
+          // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
+          const identities = signed.map((t) => preparedIdentityOfBytes(t.messageBytes)!);
+          const added = await sponsoredBy.beginTurn(
+            signer.address,
+            `keyed:${sending[0]!.signature}`,
+            sending.map((t, i) => ({ identity: identities[i]!, signature: t.signature })),
+            planAccounts(plan),
+          );
+          try {
+            await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
+            return await sponsoredBy.land(
+              signer.address,
+              sending.map((t, i) => ({ ...t, index: i, identity: identities[i]!, feeLamports: plan.transactions[i]!.feeLamports })),
+              { deadline, send: async (item, until) => (await landTransactions(deps, [item], until))[0]!, known: async () => null },
+            );
+          } catch (error) {
+            // Nothing was sent (the policy throws only then): the turn is given back.
+            await sponsoredBy.abandon(signer.address, added);
+            throw error;
+          }
+        },
+        // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
+        feeCounts: (report) => report.paidFee && (report.status === 'success' || !plan.sponsored),
+      },
+    );
+    const landed = plan.transactions.filter((_, i) => transactions[i]!.status === 'success');
     const landedActions = landed.flatMap((t) => t.planned.actions);
     const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
     for (const entry of landed.flatMap((t) => t.planned.burned)) {
@@ -360,10 +343,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         {
           joinAs: door.kind === 'burn' ? `burn:${door.mint}` : 'reclaim',
           busyCode: door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
-          busyDetail:
-            'Another burn or reclaim of this wallet is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
-          // Half of what is left: the other half is for this operation's own work.
-          maxWaitMs: Math.max(0, Math.floor((deadline - Date.now()) / 2)),
+          busyDetail: ownerBusyDetail(),
+          maxWaitMs: turnWaitMs(deadline),
           keepWhile: (result) => result.status === 'pending',
         },
       );

@@ -46,7 +46,7 @@ import { sponsorFloorHolds } from '../plan/walletAdditions.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS, type RelayableMessage } from '../plan/relayRules.ts';
 import { canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
-import type { OperationLocks } from '../store/operationLocks.ts';
+import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SponsoredTurn, SponsorLedger } from '../store/sponsorLedger.ts';
 import { reportOf } from '../chain/verdicts.ts';
 import { reportLanding, type LandingOutcome, type LandingReport, type SignedForSending } from './land.ts';
@@ -428,7 +428,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
           busyCode: 'SPONSORED_OPERATION_IN_PROGRESS',
           busyDetail:
             'Another sponsored transaction of this wallet is landing, or was sent and may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
-          maxWaitMs: Math.max(0, Math.floor((options.deadline - Date.now()) / 2)),
+          maxWaitMs: turnWaitMs(options.deadline),
           keepWhile: (outcomes) => outcomes.some((o) => o.kind === 'unknown'),
         },
       );

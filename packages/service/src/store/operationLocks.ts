@@ -37,6 +37,13 @@ import { CinderError, ERROR_CODES, type CinderErrorCode } from '../errors.ts';
 
 export type BusyCode = 'BURN_IN_PROGRESS' | 'RECLAIM_IN_PROGRESS' | 'SPONSORED_OPERATION_IN_PROGRESS';
 
+/** How long an operation waits for its turn: half of what is left before its deadline (the other half is for its own work). */
+export const turnWaitMs = (deadline: number): number => Math.max(0, Math.floor((deadline - Date.now()) / 2));
+
+/** The 409 detail of an owner whose turn another burn or reclaim holds (one owner's doors and many-owner jobs alike). */
+export const ownerBusyDetail = (owner = 'this wallet'): string =>
+  `Another burn or reclaim of ${owner} is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.`;
+
 export interface RunOptions<T = unknown> {
   busyCode: BusyCode;
   /** How long a caller waits for a lock held by another instance before answering 409. */
