@@ -113,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     sentTransactions: stores.sentTransactions,
     operationDeadlineMs: deps.config.operationDeadlineMs,
     localChain: deps.config.solanaRpcUrl === undefined,
-    turns: stores.locks,
+    locks: stores.locks,
     recordPrepared: rateLimits.recordPrepared,
   });
   // Many wallets at once, one destination, one fee payer (docs/many-wallets.md).
@@ -121,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
     operationDeadlineMs: deps.config.operationDeadlineMs,
-    turns: stores.locks,
+    locks: stores.locks,
     sponsorPolicy,
     recordPrepared: rateLimits.recordPrepared,
   });

@@ -30,7 +30,7 @@ import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
 import { simulationFailure } from './simulationFailure.ts';
 
 export interface CompiledTransaction {
-  planned: PlannedTransaction;
+  packed: PlannedTransaction;
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
   feeLamports: bigint;
@@ -78,7 +78,7 @@ const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_S
 /** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
 function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
   const price = priceAt(computeUnitLimit, share, signatures);
-  return { planned: transaction, ...price, repayLamports: sponsored ? price.feeLamports : 0n };
+  return { packed: transaction, ...price, repayLamports: sponsored ? price.feeLamports : 0n };
 }
 
 async function priceTransactions(
@@ -128,7 +128,7 @@ function noSponsorConfigured(): CinderError {
 
 function summarize(parties: TransactionParties, transactions: CompiledTransaction[], lifetime: BlockhashLifetime): CompiledPlan {
   const net = netOf(
-    transactions.flatMap((t) => t.planned.actions),
+    transactions.flatMap((t) => t.packed.actions),
     transactions.reduce((sum, t) => sum + t.feeLamports, 0n),
   );
   return {
@@ -197,7 +197,7 @@ async function compileSponsored(
   });
   sponsor.policy.assertRepaid(
     input.ownerLamports,
-    transactions.map((t) => ({ returnsLamports: t.planned.returnsLamports, feeLamports: t.feeLamports })),
+    transactions.map((t) => ({ returnsLamports: t.packed.returnsLamports, feeLamports: t.feeLamports })),
     reserve,
   );
   return summarize(parties, transactions, input.lifetime);
@@ -249,7 +249,7 @@ export function compiledMessage(plan: CompiledPlan, transaction: CompiledTransac
   const instructions = withComputeBudget(
     transaction.computeUnitLimit,
     transaction.computeUnitPriceMicroLamports,
-    transactionInstructions(transaction.planned.actions, plan.parties, transaction.repayLamports),
+    transactionInstructions(transaction.packed.actions, plan.parties, transaction.repayLamports),
   );
   return transactionMessage(plan.parties.feePayer, plan.lifetime, instructions);
 }

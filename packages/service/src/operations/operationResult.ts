@@ -10,7 +10,7 @@ import type { CinderErrorCode } from '../errors.ts';
 import type { AccountAction } from '../plan/actions.ts';
 
 /** What the owner asked for: one mint burned (a burn), or the whole wallet cleaned (a reclaim). */
-export type Door = { kind: 'burn'; mint: Address } | { kind: 'reclaim'; burn: readonly Address[]; withdrawExcess: boolean };
+export type OperationKind = { kind: 'burn'; mint: Address } | { kind: 'reclaim'; burn: readonly Address[]; withdrawExcess: boolean };
 
 export interface SkippedAccount {
   address: Address;

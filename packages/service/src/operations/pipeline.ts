@@ -31,10 +31,10 @@ import { formatSol } from '../plan/priorityFee.ts';
 import { netOf } from '../plan/net.ts';
 import { MAX_RELAY_TOKEN_MESSAGES, RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
-import { reasonText, skippedOf, type Door, type OperationResult } from './operationResult.ts';
+import { reasonText, skippedOf, type OperationKind, type OperationResult } from './operationResult.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
-export type { Door, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
+export type { OperationKind, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
 export { reasonText, skippedOf };
 
 export interface PipelineDeps {
@@ -46,14 +46,14 @@ export interface PipelineDeps {
   /** The embedded local chain is in use (messages say so where it matters). */
   localChain: boolean;
   /** Signing operations of one owner take turns (src/store/operationLocks.ts). */
-  turns: Pick<OperationLocks, 'takeTurn'>;
+  locks: Pick<OperationLocks, 'withLock'>;
   /** Told the messages of each prepare answer before it goes out: their relays count once (src/http/rateLimit.ts). */
   recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
 }
 
 export interface PipelineRequest {
   owner: Address;
-  door: Door;
+  operation: OperationKind;
   priorityFeeLamports: bigint;
   allowNetLoss: boolean;
   /** 'auto' (keyed operations and previews): the sponsor pays only when the owner cannot. */
@@ -73,7 +73,7 @@ export interface PlannedOperation {
   state: WalletState;
   actions: AccountAction[];
   /** null: nothing to send (a preview still answers). */
-  plan: CompiledPlan | null;
+  compiled: CompiledPlan | null;
   /** Why the plan cannot be carried out as it stands (a preview shows it; the keyed doors throw it). */
   problem: CinderError | null;
   mint: MintState | null;
@@ -81,9 +81,9 @@ export interface PlannedOperation {
 
 function nothingToDo(request: PipelineRequest, actions: AccountAction[]): CinderError {
   const skipped = skippedOf(actions);
-  if (request.door.kind === 'burn') {
+  if (request.operation.kind === 'burn') {
     if (actions.length === 0) {
-      return new CinderError('NO_TOKEN_ACCOUNT', `${request.owner} has no token account of mint ${request.door.mint}. Nothing was sent.`);
+      return new CinderError('NO_TOKEN_ACCOUNT', `${request.owner} has no token account of mint ${request.operation.mint}. Nothing was sent.`);
     }
     // Every account of the mint is blocked: the first reason is the answer's code, all are listed.
     return new CinderError(skipped[0]!.code, `${reasonText(skipped)}. Nothing was sent.`, {
@@ -92,8 +92,8 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
   }
   const asked = [
     'no empty token account to close',
-    ...(request.door.burn.length > 0 ? ['no account of the listed mints to burn'] : []),
-    ...(request.door.withdrawExcess ? ['no excess rent to withdraw'] : []),
+    ...(request.operation.burn.length > 0 ? ['no account of the listed mints to burn'] : []),
+    ...(request.operation.withdrawExcess ? ['no excess rent to withdraw'] : []),
   ];
   return new CinderError(
     'NOTHING_TO_RECLAIM',
@@ -103,7 +103,7 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
 }
 
 /** The token accounts a plan's transactions write. */
-const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMap((t) => t.planned.actions.map((a) => a.account.address));
+const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMap((t) => t.packed.actions.map((a) => a.account.address));
 
 /**
  * A sponsored prepare's relay token covers at most MAX_RELAY_TOKEN_MESSAGES messages (the token
@@ -111,7 +111,7 @@ const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMa
  * own it pays its fees and needs no sponsor.
  */
 function tooLargeToSponsor(plan: CompiledPlan): CinderError {
-  const accounts = plan.transactions.reduce((sum, t) => sum + t.planned.actions.length, 0);
+  const accounts = plan.transactions.reduce((sum, t) => sum + t.packed.actions.length, 0);
   return new CinderError(
     'SPONSORED_OPERATION_TOO_LARGE',
     `A sponsored operation holds at most ${MAX_RELAY_TOKEN_MESSAGES} transactions; this one needs ${plan.transactions.length} (${accounts.toLocaleString('en-US')} accounts). ` +
@@ -123,7 +123,7 @@ function tooLargeToSponsor(plan: CompiledPlan): CinderError {
 /** A prepare answer: the plan, its unsigned transactions compiled for a wallet to sign, and the relay token's expiry when sponsored. */
 export interface PreparedOperation extends PlannedOperation {
   /** Never null here: a plan with a problem is thrown, not prepared. */
-  plan: CompiledPlan;
+  compiled: CompiledPlan;
   /** The plan's transactions compiled, unsigned (the owner's and, when sponsored, the sponsor's signature slots empty). */
   transactions: Transaction[];
   /** The same transactions as base64 wire bytes, as the answer carries them. */
@@ -158,11 +158,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
    * to show. `estimate`: a preview, which simulates only some transactions (compile.ts).
    */
   async function planOperation(request: PipelineRequest, deadline: number, estimate = false): Promise<PlannedOperation> {
-    const { door } = request;
+    const { operation } = request;
     const sponsor = deps.sponsorPolicy?.sponsor;
     const alsoRead = sponsor ? [sponsor] : [];
     const [{ state, also }, lifetime] = await Promise.all([
-      readWallet(chain, { owner: request.owner, mint: door.kind === 'burn' ? door.mint : undefined, alsoRead, localChain: deps.localChain }, deadline),
+      readWallet(chain, { owner: request.owner, mint: operation.kind === 'burn' ? operation.mint : undefined, alsoRead, localChain: deps.localChain }, deadline),
       chain.getLatestBlockhash(deadline),
     ]);
     if (request.keyIsSeed && state.ownerLamports === 0n && state.accounts.length === 0) {
@@ -173,11 +173,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         { errors: [{ field: 'userPrivateKey', message: 'this is a wallet address, not a private key' }] },
       );
     }
-    const burnMints = new Set(door.kind === 'burn' ? [door.mint] : door.burn);
-    const actions = await planAccountActions(state, { burnMints, withdrawExcess: door.kind === 'reclaim' && door.withdrawExcess });
-    const mint = door.kind === 'burn' ? state.mints.get(door.mint)! : null;
+    const burnMints = new Set(operation.kind === 'burn' ? [operation.mint] : operation.burn);
+    const actions = await planAccountActions(state, { burnMints, withdrawExcess: operation.kind === 'reclaim' && operation.withdrawExcess });
+    const mint = operation.kind === 'burn' ? state.mints.get(operation.mint)! : null;
     const base = { request, state, actions, mint };
-    if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, plan: null, problem: nothingToDo(request, actions) };
+    if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, compiled: null, problem: nothingToDo(request, actions) };
 
     const sponsorAccount = sponsor ? also.get(sponsor) : null;
     try {
@@ -198,19 +198,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         },
         deadline,
       );
-      return { ...base, plan, problem: null };
+      return { ...base, compiled: plan, problem: null };
     } catch (error) {
       // A problem of the plan (money rules, chain state, the sponsor's policy): a preview shows it, the other doors throw it.
-      if (isPlanProblem(error)) return { ...base, plan: null, problem: error };
+      if (isPlanProblem(error)) return { ...base, compiled: null, problem: error };
       throw error;
     }
   }
 
   /** Plans, and throws what stands in the way: the keyed and prepare doors only go on with a plan that can land. */
-  async function planOrThrow(request: PipelineRequest, deadline: number): Promise<PlannedOperation & { plan: CompiledPlan }> {
+  async function planOrThrow(request: PipelineRequest, deadline: number): Promise<PlannedOperation & { compiled: CompiledPlan }> {
     const planned = await planOperation(request, deadline);
-    if (planned.problem || !planned.plan) throw planned.problem!;
-    return planned as PlannedOperation & { plan: CompiledPlan };
+    if (planned.problem || !planned.compiled) throw planned.problem!;
+    return planned as PlannedOperation & { compiled: CompiledPlan };
   }
 
   async function executeInTurn(
@@ -221,10 +221,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   ): Promise<OperationResult & { mint: MintState | null }> {
     const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
     const policy = deps.sponsorPolicy;
-    const sponsoredBy = planned.plan.sponsored ? policy : null;
-    const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: sponsoredBy ? planned.plan.parties.feePayer : signer } };
+    const sponsoredBy = planned.compiled.sponsored ? policy : null;
+    const plan: CompiledPlan = { ...planned.compiled, parties: { owner: signer, feePayer: sponsoredBy ? planned.compiled.parties.feePayer : signer } };
     const transactions = await signLandReport(
-      plan.transactions.map((t) => ({ ...t, closedAccounts: t.planned.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address) })),
+      plan.transactions.map((t) => ({ ...t, closedAccounts: t.packed.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address) })),
       plan.lifetime.lastValidBlockHeight,
       {
         // The owner's key signs here; the sponsor's only in its policy, which checks each message as it signs.
@@ -265,9 +265,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
     );
     const landed = plan.transactions.filter((_, i) => transactions[i]!.status === 'success');
-    const landedActions = landed.flatMap((t) => t.planned.actions);
+    const landedActions = landed.flatMap((t) => t.packed.actions);
     const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
-    for (const entry of landed.flatMap((t) => t.planned.burned)) {
+    for (const entry of landed.flatMap((t) => t.packed.burned)) {
       const sum = burned.get(entry.mint);
       burned.set(entry.mint, sum ? { ...sum, amount: sum.amount + entry.amount } : entry);
     }
@@ -289,7 +289,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skippedAccounts: skippedOf(planned.actions),
     };
     // Plain data only: the operation locks hand this result to waiters on other instances as JSON.
-    return { ...result, message: describeOutcome(result, request.door, planned.mint), mint: planned.mint };
+    return { ...result, message: describeOutcome(result, request.operation, planned.mint), mint: planned.mint };
   }
 
   return {
@@ -301,17 +301,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
       const planned = await planOrThrow(request, Date.now() + deps.operationDeadlineMs);
-      if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
+      if (planned.compiled.sponsored && planned.compiled.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.compiled);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
-      const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
+      const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);
       // What is handed out for the sponsor to pay passes every check its signature will need at the relay.
-      if (planned.plan.sponsored && deps.sponsorPolicy) {
+      if (planned.compiled.sponsored && deps.sponsorPolicy) {
         for (const [index, transaction] of transactions.entries()) await deps.sponsorPolicy.check(transaction, { index });
       }
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       // Sponsored: a relay token, whose lifetime is its own. Nothing is reserved: a prepare nobody
       // signed starts no turn and blocks nobody; the owner's signed relay starts it (src/operations/relay.ts).
-      const relayTokenExpiresAt = planned.plan.sponsored && deps.sponsorPolicy ? Date.now() + RELAY_TOKEN_LIFETIME_MS : null;
+      const relayTokenExpiresAt = planned.compiled.sponsored && deps.sponsorPolicy ? Date.now() + RELAY_TOKEN_LIFETIME_MS : null;
       return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), relayTokenExpiresAt };
     },
 
@@ -326,14 +326,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       options: { recordSent?: RecordSent; deadline?: number } = {},
     ): Promise<OperationResult & { mint: MintState | null }> {
       const deadline = options.deadline ?? Date.now() + deps.operationDeadlineMs;
-      const { door } = request;
+      const { operation } = request;
       // The one lock of a signing operation: one operation per owner at a time, in this process and
       // across instances, whatever the door: a burn and a reclaim of one wallet planned side by side
       // would both close the same accounts, and the second transaction could only fail after
       // charging its fee. A duplicate of the running operation (the same burn, or a second reclaim)
       // joins it and gets its answer. A turn that ends `pending` is kept while what it sent can
       // still land (src/store/operationLocks.ts).
-      return deps.turns.takeTurn(
+      return deps.locks.withLock(
         `owner:${signer.address}`,
         (turn) =>
           executeInTurn(request, signer, deadline, async (signatures, lastValidBlockHeight) => {
@@ -341,8 +341,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             await options.recordSent?.(signatures, lastValidBlockHeight);
           }),
         {
-          joinAs: door.kind === 'burn' ? `burn:${door.mint}` : 'reclaim',
-          busyCode: door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
+          joinAs: operation.kind === 'burn' ? `burn:${operation.mint}` : 'reclaim',
+          busyCode: operation.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
           busyDetail: ownerBusyDetail(),
           maxWaitMs: turnWaitMs(deadline),
           keepWhile: (result) => result.status === 'pending',

@@ -43,7 +43,7 @@ export interface ReclaimManyDeps {
   sentTransactions: SentTransactionLog;
   operationDeadlineMs: number;
   /** Signing operations of one owner take turns (the single-owner doors take the same turns). */
-  turns: Pick<OperationLocks, 'takeTurn'>;
+  locks: Pick<OperationLocks, 'withLock'>;
   /** An owner with an outstanding sponsored operation does nothing else meanwhile. */
   sponsorPolicy: SponsorPolicy | null;
   /** Told the messages of each prepare answer: their relays count once (src/http/rateLimit.ts). */
@@ -74,7 +74,7 @@ export interface OwnerPlan {
   state: WalletState;
   actions: AccountAction[];
   /** What this owner's closes pay to the destination. */
-  reclaimableLamports: bigint;
+  returnsLamports: bigint;
 }
 
 export type PricedManyTransaction = ManyOwnerTransaction & Price;
@@ -168,7 +168,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       states.map(async (state): Promise<OwnerPlan> => {
         const actions = await planAccountActions(state, { burnMints, withdrawExcess: false });
         const sent = actions.filter((a) => ACTIONS_THAT_SEND.has(a.action));
-        return { state, actions, reclaimableLamports: sent.reduce((sum, a) => sum + a.returnsLamports, 0n) };
+        return { state, actions, returnsLamports: sent.reduce((sum, a) => sum + a.returnsLamports, 0n) };
       }),
     );
     const packed = await packOwners(
@@ -318,7 +318,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     const held: { holdForLanding(): Promise<void> }[] = [];
     const next = (i: number): Promise<T> => {
       if (i === sorted.length) return fn(async () => { for (const turn of held) await turn.holdForLanding(); });
-      return deps.turns.takeTurn(
+      return deps.locks.withLock(
         `owner:${sorted[i]}`,
         (turn) => {
           held.push(turn);

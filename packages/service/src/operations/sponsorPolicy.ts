@@ -88,7 +88,7 @@ export interface SponsorPolicyDeps {
   config: Config['sponsorPolicy'];
   ledger: SponsorLedger;
   /** Sponsored sends of one wallet take turns across requests and instances. */
-  locks: Pick<OperationLocks, 'takeTurn'>;
+  locks: Pick<OperationLocks, 'withLock'>;
   metrics: Metrics;
   logger: Logger;
 }
@@ -365,7 +365,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       },
     ): Promise<SponsoredOutcome[]> {
       await assertNotBarred(owner);
-      return deps.locks.takeTurn(
+      return deps.locks.withLock(
         `sponsored-send:${owner}`,
         async (turnLock) => {
           const outcomes: SponsoredOutcome[] = [];

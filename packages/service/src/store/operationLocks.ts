@@ -75,7 +75,7 @@ export interface TurnOptions<T = unknown> extends RunOptions<T> {
 
 export interface OperationLocks {
   /** One at a time per key: a second caller waits its turn, then runs its own `fn`, or joins the same operation (`joinAs`). */
-  takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: TurnOptions<T>): Promise<T>;
+  withLock<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: TurnOptions<T>): Promise<T>;
 }
 
 export interface OperationLocksOptions {
@@ -357,7 +357,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
   }
 
   return {
-    takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>): Promise<T> {
+    withLock<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>): Promise<T> {
       const hold = { until: 0 };
       if (turnOptions.joinAs === undefined) return turn(key, fn, turnOptions, hold);
       const operation = `${key}\n${turnOptions.joinAs}`;

@@ -9,13 +9,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { parsePrivateKeyWithForm, type PrivateKeyInput } from '../../keys/parsePrivateKey.ts';
-import type { Door, Pipeline } from '../../operations/pipeline.ts';
+import type { OperationKind, Pipeline } from '../../operations/pipeline.ts';
 
 export async function executeKeyed(
   { config, pipeline }: { config: Pick<Config, 'operationDeadlineMs'>; pipeline: Pipeline },
   { request, reply }: { request: FastifyRequest; reply: FastifyReply },
   userPrivateKey: PrivateKeyInput,
-  operation: { door: Door; priorityFeeLamports: bigint; allowNetLoss: boolean },
+  operation: { operation: OperationKind; priorityFeeLamports: bigint; allowNetLoss: boolean },
 ) {
   const deadline = Date.now() + config.operationDeadlineMs - Math.round(reply.elapsedTime);
   const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);

@@ -161,8 +161,8 @@ const u64 = (n: bigint) => n.toString();
 /** A slot in JSON: a number (slots stay far below 2^53), or null when the transaction did not land. */
 export const slotJson = (slot: bigint | null) => (slot === null ? null : Number(slot));
 
-/** The schema of formA's answer; `details` differ per operation. */
-export function formASchema<D extends TSchema>(details: D, descriptions: { transactionId: string; message?: string }) {
+/** The schema of operationAnswer's answer; `details` differ per operation. */
+export function operationAnswerSchema<D extends TSchema>(details: D, descriptions: { transactionId: string; message?: string }) {
   return Type.Object({
     transactionId: Type.String({ description: descriptions.transactionId }),
     status: StatusField,
@@ -173,7 +173,7 @@ export function formASchema<D extends TSchema>(details: D, descriptions: { trans
 }
 
 /** The specification's Form A (transactionId, status, message), its Form B alias tx_hash, and the details. */
-export function formA<D>(result: { signatures: readonly string[]; status: string; message: string }, details: D) {
+export function operationAnswer<D>(result: { signatures: readonly string[]; status: string; message: string }, details: D) {
   const transactionId = result.signatures[0]!;
   return { transactionId, status: result.status, message: result.message, tx_hash: transactionId, details };
 }
@@ -268,9 +268,9 @@ export function accountPreviewOf(a: AccountAction) {
 }
 
 export function previewOf(planned: PlannedOperation) {
-  const { actions, plan, problem: blocker } = planned;
+  const { actions, compiled: plan, problem: blocker } = planned;
   const count = (kind: string) => actions.filter((a) => a.action === kind).length;
-  const net = netOf(plan ? plan.transactions.flatMap((t) => t.planned.actions) : [], plan?.feeLamports ?? 0n);
+  const net = netOf(plan ? plan.transactions.flatMap((t) => t.packed.actions) : [], plan?.feeLamports ?? 0n);
   return {
     owner: planned.state.owner,
     accounts: actions.map(accountPreviewOf),

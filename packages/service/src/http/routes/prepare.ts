@@ -111,7 +111,7 @@ export function registerPrepareRoutes(
 ): void {
   async function prepare(request: PipelineRequest) {
     const prepared = await pipeline.prepare(request);
-    const { plan } = prepared;
+    const { compiled: plan } = prepared;
     return {
       transactions: prepared.wireTransactions,
       lastValidBlockHeight: plan.lifetime.lastValidBlockHeight.toString(),
@@ -136,7 +136,7 @@ export function registerPrepareRoutes(
     const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
-      door: { kind: 'burn', mint: mintAddress },
+      operation: { kind: 'burn', mint: mintAddress },
       priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
       allowNetLoss: allowNetLoss ?? false,
       feePayer: feePayer ?? 'owner',
@@ -164,7 +164,7 @@ export function registerPrepareRoutes(
       const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss, signer } = request.body;
       return prepare({
         owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
-        door: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
+        operation: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
         priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
         allowNetLoss: allowNetLoss ?? false,
         feePayer: feePayer ?? 'owner',

@@ -27,8 +27,8 @@ import {
   fieldsError,
   AllowNetLossField,
   BurnListField,
-  formA,
-  formASchema,
+  operationAnswer,
+  operationAnswerSchema,
   I64,
   PriorityFeeField,
   problem,
@@ -136,7 +136,7 @@ const ManyTransactionSchema = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const ReclaimManyResponseSchema = formASchema(
+export const ReclaimManyResponseSchema = operationAnswerSchema(
   Type.Object({
     signatures: Type.Array(Type.String()),
     feePayer: Type.String(),
@@ -190,7 +190,7 @@ const u64 = (n: bigint) => n.toString();
 const skippedJson = (skipped: readonly ManySkippedAccount[]) => skipped.map(({ owner, address, code, reason }) => ({ owner, address, code, reason }));
 
 function previewJson(plan: ManyPlan) {
-  const total = plan.owners.reduce((sum, o) => sum + o.reclaimableLamports, 0n);
+  const total = plan.owners.reduce((sum, o) => sum + o.returnsLamports, 0n);
   const count = (actions: ManyPlan['owners'][number]['actions'], kind: string) => actions.filter((a) => a.action === kind).length;
   return {
     owners: plan.owners.map((o) => ({
@@ -205,7 +205,7 @@ function previewJson(plan: ManyPlan) {
         keep: count(o.actions, 'keep'),
         skip: count(o.actions, 'skip'),
       },
-      reclaimableLamports: u64(o.reclaimableLamports),
+      reclaimableLamports: u64(o.returnsLamports),
     })),
     totalReclaimableLamports: u64(total),
     totalReclaimableSol: formatSol(total),
@@ -219,7 +219,7 @@ function previewJson(plan: ManyPlan) {
 }
 
 function resultJson(result: ManyResult) {
-  return formA(result, {
+  return operationAnswer(result, {
     signatures: result.signatures,
     feePayer: result.feePayer,
     destination: result.destination,

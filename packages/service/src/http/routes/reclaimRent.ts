@@ -12,8 +12,8 @@ import type { PreviewSlots } from '../rateLimit.ts';
 import {
   AllowNetLossField,
   BurnListField,
-  formA,
-  formASchema,
+  operationAnswer,
+  operationAnswerSchema,
   OperationDetailsFields,
   operationDetails,
   OwnerField,
@@ -50,7 +50,7 @@ export const ReclaimRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ReclaimResponseSchema = formASchema(
+export const ReclaimResponseSchema = operationAnswerSchema(
   Type.Object({
     ...OperationDetailsFields,
     burned: Type.Array(Type.Object({ mint: Type.String(), amount: U64, decimals: Type.Integer() })),
@@ -117,7 +117,7 @@ export function registerReclaimRentRoutes(
       try {
         planned = await pipeline.preview({
           owner: ownerAddress,
-          door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess === 'true' },
+          operation: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess === 'true' },
           priorityFeeLamports,
           allowNetLoss: false,
           feePayer: 'auto',
@@ -182,12 +182,12 @@ export function registerReclaimRentRoutes(
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
       // As for burns: one operation per owner at a time (executeKeyed).
       const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
-        door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
+        operation: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
         priorityFeeLamports,
         allowNetLoss: allowNetLoss ?? false,
       });
       request.log.info({ owner: result.owner, status: result.status, signatures: result.signatures }, 'reclaim finished');
-      return formA(result, {
+      return operationAnswer(result, {
         ...operationDetails(result),
         burned: result.burned.map((b) => ({ mint: b.mint, amount: b.amount.toString(), decimals: b.decimals })),
         excessWithdrawnLamports: result.excessWithdrawnLamports.toString(),
