@@ -27,9 +27,9 @@ import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
 import { COMPILES_PER_SLICE, mapInSlices } from '../plan/slices.ts';
 import { signLandReport } from './execute.ts';
-import { formatSol } from '../plan/priorityFee.ts';
 import { netOf } from '../plan/net.ts';
-import { MAX_RELAY_TOKEN_MESSAGES, RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
+import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
+import { assertFitsOneRelayToken } from './sponsoredMessage.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 import { reasonText, skippedOf, type OperationKind, type OperationResult } from './operationResult.ts';
 
@@ -104,21 +104,6 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
 
 /** The token accounts a plan's transactions write. */
 const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMap((t) => t.packed.actions.map((a) => a.account.address));
-
-/**
- * A sponsored prepare's relay token covers at most MAX_RELAY_TOKEN_MESSAGES messages (the token
- * names each one). A wallet that needs more cannot be sponsored in one go; with a little SOL of its
- * own it pays its fees and needs no sponsor.
- */
-function tooLargeToSponsor(plan: CompiledPlan): CinderError {
-  const accounts = plan.transactions.reduce((sum, t) => sum + t.packed.actions.length, 0);
-  return new CinderError(
-    'SPONSORED_OPERATION_TOO_LARGE',
-    `A sponsored operation holds at most ${MAX_RELAY_TOKEN_MESSAGES} transactions; this one needs ${plan.transactions.length} (${accounts.toLocaleString('en-US')} accounts). ` +
-      `Send the wallet ${formatSol(plan.feeLamports)} SOL or more for its fees and prepare again with feePayer "owner": the wallet pays its own fees and gets the whole rent back.`,
-    { errors: [{ field: 'feePayer', message: `sponsored operations hold at most ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
-  );
-}
 
 /** A prepare answer: the plan, its unsigned transactions compiled for a wallet to sign, and the relay token's expiry when sponsored. */
 export interface PreparedOperation extends PlannedOperation {
@@ -301,7 +286,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
       const planned = await planOrThrow(request, Date.now() + deps.operationDeadlineMs);
-      if (planned.compiled.sponsored && planned.compiled.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.compiled);
+      if (planned.compiled.sponsored) assertFitsOneRelayToken(planned.compiled.transactions.map((t) => t.packed.actions.length), planned.compiled.feeLamports);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);
       // What is handed out for the sponsor to pay passes every check its signature will need at the relay.

@@ -8,6 +8,7 @@
 import { getCompiledTransactionMessageDecoder, type Address, type Transaction } from '@solana/kit';
 import { CinderError } from '../errors.ts';
 import { formatSol } from '../plan/priorityFee.ts';
+import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 import { messageInstructions, notCinderInstruction, transferSolOf, type RelayableMessage } from '../plan/relayRules.ts';
 import { checkWalletAdditions, isWalletAdditionKind, sponsorFeeRepaid } from '../plan/walletAdditions.ts';
 
@@ -90,4 +91,20 @@ export function manyOwnersNotSponsored(): CinderError {
   const message =
     'the fee sponsor pays only one owner per turn, repaid from that owner\'s own rent in the same transaction; a transaction shared by many owners would need each of them to repay it, which its policy does not check: give the address of a wallet of yours that holds the fees';
   return new CinderError('VALIDATION_FAILED', `feePayer "sponsor" is not available for many owners: ${message}. Nothing was sent.`, { errors: [{ field: 'feePayer', message }] });
+}
+
+/**
+ * A sponsored prepare's relay token covers at most MAX_RELAY_TOKEN_MESSAGES messages (the token
+ * names each one). A wallet that needs more cannot be sponsored in one go; with a little SOL of its
+ * own it pays its fees and needs no sponsor.
+ */
+export function assertFitsOneRelayToken(accountsPerTransaction: readonly number[], feeLamports: bigint): void {
+  if (accountsPerTransaction.length <= MAX_RELAY_TOKEN_MESSAGES) return;
+  const accounts = accountsPerTransaction.reduce((sum, n) => sum + n, 0);
+  throw new CinderError(
+    'SPONSORED_OPERATION_TOO_LARGE',
+    `A sponsored operation holds at most ${MAX_RELAY_TOKEN_MESSAGES} transactions; this one needs ${accountsPerTransaction.length} (${accounts.toLocaleString('en-US')} accounts). ` +
+      `Send the wallet ${formatSol(feeLamports)} SOL or more for its fees and prepare again with feePayer "owner": the wallet pays its own fees and gets the whole rent back.`,
+    { errors: [{ field: 'feePayer', message: `sponsored operations hold at most ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
+  );
 }
