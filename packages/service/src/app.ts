@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
   // Every rule about the sponsor's money, asked by prepare, the keyed doors and the relay.
   const sponsorPolicy = deps.sponsor
     ? createSponsorPolicy({
-        sponsor: deps.sponsor.signer.address,
+        signer: deps.sponsor.signer,
         config: deps.config.sponsorPolicy,
         ledger: stores.sponsorLedger,
         locks: stores.locks,
@@ -112,9 +112,8 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
     operationDeadlineMs: deps.config.operationDeadlineMs,
-    sponsor: deps.sponsor ?? null,
     localChain: deps.config.solanaRpcUrl === undefined,
-    turns: stores.locks,
+    locks: stores.locks,
     recordPrepared: rateLimits.recordPrepared,
   });
   // Many wallets at once, one destination, one fee payer (docs/many-wallets.md).
@@ -122,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     chain: deps.chain,
     sentTransactions: stores.sentTransactions,
     operationDeadlineMs: deps.config.operationDeadlineMs,
-    turns: stores.locks,
+    locks: stores.locks,
     sponsorPolicy,
     recordPrepared: rateLimits.recordPrepared,
   });

@@ -7,12 +7,11 @@
  */
 import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, type Address, type TransactionSigner } from '@solana/kit';
 import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
-import { customErrorCode, describeTransactionError, tokenErrorCode } from '../chain/transactionError.ts';
 import { CinderError, type CinderErrorCode } from '../errors.ts';
-import { computeUnitPriceFor, formatSol } from '../plan/priorityFee.ts';
+import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
-import { feeUpperBound, priorityShare, signatureFees, transactionFee } from '../plan/fees.ts';
-import { assertFeeWithinReclaim, assertOwnerCanPay, canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
+import { feeUpperBound, priorityShare, signatureFees } from '../plan/fees.ts';
+import { assertFeeWithinReclaim, assertOwnerCanPay } from '../plan/money.ts';
 import { netOf } from '../plan/net.ts';
 import {
   MAX_COMPUTE_UNIT_LIMIT,
@@ -24,18 +23,14 @@ import {
   type TransactionParties,
 } from '../plan/pack.ts';
 import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
-import { mapConcurrently } from '../plan/slices.ts';
-import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS } from '../plan/relayRules.ts';
-import type { SponsorPolicy } from './sponsorPolicy.ts';
+import { mapConcurrently, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
+import { limitFromSimulation, limitWithoutSimulation, priceAt } from '../plan/pricing.ts';
+import { cannotRepaySponsor, type SponsorPolicy } from './sponsorPolicy.ts';
 import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
-
-/** Simulated units + 10 %, and at least 1,000 CU of headroom. */
-export function computeUnitLimitFor(unitsConsumed: number): number {
-  return Math.min(MAX_COMPUTE_UNIT_LIMIT, Math.max(Math.ceil(unitsConsumed * 1.1), unitsConsumed + 1000));
-}
+import { simulationFailure } from './simulationFailure.ts';
 
 export interface CompiledTransaction {
-  planned: PlannedTransaction;
+  packed: PlannedTransaction;
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
   feeLamports: bigint;
@@ -63,8 +58,8 @@ export interface CompileInput {
   lifetime: BlockhashLifetime;
   /** 'auto': the owner pays when it can, else the sponsor (when one is configured). */
   feePayer: 'owner' | 'sponsor' | 'auto';
-  /** The fee sponsor, its balance, and its policy (which decides whether and for what fee it pays). */
-  sponsor: { signer: TransactionSigner; lamports: bigint; policy: SponsorPolicy } | null;
+  /** The fee sponsor's balance and its policy (which decides whether and for what fee it pays, and alone signs for it). */
+  sponsor: { lamports: bigint; policy: SponsorPolicy } | null;
   /**
    * Who signs: 'wallet', a browser wallet, which adds its guards (docs/wallet-additions.md): each
    * transaction leaves them room, bytes and compute units; 'key' (the default), Cinder or a
@@ -73,49 +68,18 @@ export interface CompileInput {
   signer?: 'key' | 'wallet';
   /**
    * A preview (nothing is signed): only the first SIMULATIONS_AT_ONCE transactions are simulated,
-   * the others are priced without a simulation for the same fee (`priceWithoutSimulation`).
+   * the others are priced without a simulation for the same fee (`limitWithoutSimulation`, src/plan/pricing.ts).
    */
   estimate?: boolean;
 }
 
-function simulationFailure(err: unknown, payer: Address): CinderError {
-  if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound' || (typeof err === 'object' && err && 'InsufficientFundsForRent' in err)) {
-    return new CinderError('INSUFFICIENT_SOL_FOR_FEE', `${payer} does not hold enough SOL to pay the transaction fee. Nothing was sent.`);
-  }
-  const custom = customErrorCode(err);
-  if (custom === tokenErrorCode('AccountFrozen')) return new CinderError('ACCOUNT_FROZEN', 'A token account is frozen. Nothing was sent.');
-  if (custom === tokenErrorCode('MintPaused')) return new CinderError('MINT_PAUSED', 'The mint is paused. Nothing was sent.');
-  return new CinderError('TRANSACTION_REJECTED', `The transaction would fail on chain (${describeTransactionError(err)}). Nothing was sent.`);
-}
-
 const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';
-
-/** At any compute-unit limit up to this, price × limit (rounded up) gives back the whole priority share. */
-export const SHARE_EXACT_LIMIT = 1_000_000;
 
 /** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
 function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
-  const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
-  const feeLamports = transactionFee(signatures, computeUnitPriceMicroLamports, computeUnitLimit);
-  return { planned: transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports, repayLamports: sponsored ? feeLamports : 0n };
+  const price = priceAt(computeUnitLimit, share, signatures);
+  return { packed: transaction, ...price, repayLamports: sponsored ? price.feeLamports : 0n };
 }
-
-/**
- * A preview's transaction priced without a simulation, for the fee the simulated one pays: the
- * base fee of each signature plus its whole priority share. The price is computed for a limit of
- * at most SHARE_EXACT_LIMIT, and so is the simulated transaction's (a transaction of closes uses a
- * small part of it), so the fee, and the preview's net, are those of the reclaim. Only the limit
- * is an estimate, and a preview never sends it.
- */
-const priceWithoutSimulation = (transaction: PlannedTransaction, share: bigint, signatures: number, sponsored: boolean) =>
-  pricedAt(transaction, Math.min(transaction.computeUnitEstimate, SHARE_EXACT_LIMIT), share, signatures, sponsored);
-
-/**
- * Simulations of one plan in flight at once: a wallet of thousands of accounts is a hundred
- * transactions, which must neither flood the RPC nor build every message in one turn of the event
- * loop (each lane builds one message, then waits for its simulation).
- */
-const SIMULATIONS_AT_ONCE = 8;
 
 async function priceTransactions(
   chain: ChainAdapter,
@@ -131,7 +95,7 @@ async function priceTransactions(
     SIMULATIONS_AT_ONCE,
     async (transaction, index) => {
       const share = priorityShare(input.priorityFeeLamports, planned.length, index);
-      if (input.estimate && index >= SIMULATIONS_AT_ONCE) return priceWithoutSimulation(transaction, share, signatures, sponsored);
+      if (input.estimate && index >= SIMULATIONS_AT_ONCE) return pricedAt(transaction, limitWithoutSimulation(transaction.computeUnitEstimate), share, signatures, sponsored);
       // Simulated at the largest limit with the price that makes it pay `share`: the node then
       // checks the payer against (almost exactly) the fee the final transaction pays.
       const simulationPrice = computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT);
@@ -139,20 +103,13 @@ async function priceTransactions(
       const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, simulationPrice, transactionInstructions(transaction.actions, parties, repayBound));
       const wire = getBase64EncodedWireTransaction(compileTransaction(transactionMessage(parties.feePayer, input.lifetime, instructions)));
       const simulation = await chain.simulate(wire, deadline);
-      // What the sponsor pays for runs only the allowed programs, at every depth (an extension of a
-      // mint could make a token instruction call another program).
-      const invoked = sponsored ? innerProgramNotAllowed(simulation.innerPrograms) : null;
-      if (invoked) {
-        throw new CinderError(
-          'PROGRAM_NOT_ALLOWED',
-          `A sponsored transaction would invoke ${invoked}; the fee sponsor pays only for ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} at any depth. Nothing was sent.`,
-        );
-      }
+      // What the sponsor pays for runs only what its policy allows, at every depth.
+      if (sponsored) input.sponsor!.policy.assertInvokesOnlyAllowed(simulation.innerPrograms);
       if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
       // A wallet's guards run inside this limit where the wallet keeps the compute budget as prepared.
       const computeUnitLimit = Math.min(
         MAX_COMPUTE_UNIT_LIMIT,
-        (simulation.unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(simulation.unitsConsumed)) + roomOf(input).computeUnits,
+        limitFromSimulation(simulation.unitsConsumed, transaction.computeUnitEstimate) + roomOf(input).computeUnits,
       );
       return pricedAt(transaction, computeUnitLimit, share, signatures, sponsored);
     },
@@ -160,10 +117,6 @@ async function priceTransactions(
 }
 
 const roomOf = (input: CompileInput) => (input.signer === 'wallet' ? WALLET_GUARD_ROOM : { bytes: 0, computeUnits: 0 });
-
-function sponsorUnavailable(detail: string): CinderError {
-  return new CinderError('SPONSOR_UNAVAILABLE', `${detail} Nothing was sent; try again later.`, { headers: { 'retry-after': '30' } });
-}
 
 /** Later will not help: say so, and what to do instead. */
 function noSponsorConfigured(): CinderError {
@@ -175,7 +128,7 @@ function noSponsorConfigured(): CinderError {
 
 function summarize(parties: TransactionParties, transactions: CompiledTransaction[], lifetime: BlockhashLifetime): CompiledPlan {
   const net = netOf(
-    transactions.flatMap((t) => t.planned.actions),
+    transactions.flatMap((t) => t.packed.actions),
     transactions.reduce((sum, t) => sum + t.feeLamports, 0n),
   );
   return {
@@ -231,30 +184,23 @@ async function compileSponsored(
 ): Promise<CompiledPlan> {
   // The sponsor's policy first: a wallet it does not pay for now costs no simulation.
   await sponsor.policy.admit(input.owner);
-  const parties = { owner, feePayer: sponsor.signer };
+  // Compiling needs no key: the sponsor only marks its signature's slot (its policy signs, later).
+  const parties = { owner, feePayer: createNoopSigner(sponsor.policy.sponsor) };
   const planned = await packTransactions(input.actions, parties, roomOf(input));
   const reserve = rentExemptMinimum(input.rent, 0);
   const bounds = planned.map((_, i) => feeUpperBound(2, priorityShare(input.priorityFeeLamports, planned.length, i)));
-  sponsor.policy.assertFeeWithinBound(bounds);
-  if (!sponsorCanPay(sponsor.lamports, bounds, reserve)) {
-    throw sponsorUnavailable(`The fee sponsor holds ${formatSol(sponsor.lamports)} SOL, too little to pay fees now.`);
-  }
+  sponsor.policy.assertCanPayPlan(bounds, sponsor.lamports, reserve);
   const transactions = await priceTransactions(chain, planned, parties, input, deadline).catch((error: unknown) => {
     // The simulation includes the repayment: a failure here is usually an owner that cannot repay.
-    if (error instanceof CinderError && error.code === 'TRANSACTION_REJECTED') throw cannotRepay();
+    if (error instanceof CinderError && error.code === 'TRANSACTION_REJECTED') throw cannotRepaySponsor();
     throw error;
   });
-  for (const transaction of transactions) {
-    if (!canRepaySponsor(input.ownerLamports, transaction.planned.returnsLamports, transaction.feeLamports, reserve)) throw cannotRepay();
-  }
-  return summarize(parties, transactions, input.lifetime);
-}
-
-function cannotRepay(): CinderError {
-  return new CinderError(
-    'FEE_EXCEEDS_RECLAIM',
-    'The fee sponsor only pays for transactions whose reclaimed rent repays it in full, leaving the owner a valid balance; this one would not. Nothing was sent.',
+  sponsor.policy.assertRepaid(
+    input.ownerLamports,
+    transactions.map((t) => ({ returnsLamports: t.packed.returnsLamports, feeLamports: t.feeLamports })),
+    reserve,
   );
+  return summarize(parties, transactions, input.lifetime);
 }
 
 /**
@@ -303,7 +249,7 @@ export function compiledMessage(plan: CompiledPlan, transaction: CompiledTransac
   const instructions = withComputeBudget(
     transaction.computeUnitLimit,
     transaction.computeUnitPriceMicroLamports,
-    transactionInstructions(transaction.planned.actions, plan.parties, transaction.repayLamports),
+    transactionInstructions(transaction.packed.actions, plan.parties, transaction.repayLamports),
   );
   return transactionMessage(plan.parties.feePayer, plan.lifetime, instructions);
 }

@@ -5,7 +5,7 @@
 import type { MintState } from '../plan/tokenState.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { formatNetSol } from '../plan/money.ts';
-import { reasonText, type Door, type OperationResult } from './operationResult.ts';
+import { reasonText, type OperationKind, type ManyResult, type OperationResult } from './operationResult.ts';
 
 /** A raw u64 amount in UI units with thousands separators: (1234500000n, 6) → "1,234.5". */
 export function formatTokenAmount(amount: bigint, decimals: number): string {
@@ -17,14 +17,14 @@ export function formatTokenAmount(amount: bigint, decimals: number): string {
 
 const accounts = (n: number) => `${n} account${n === 1 ? '' : 's'}`;
 
-function whatWasDone(result: Omit<OperationResult, 'message'>, door: Door, mint: MintState | null): string {
+function whatWasDone(result: Omit<OperationResult, 'message'>, operation: OperationKind, mint: MintState | null): string {
   const closed = result.closedAccounts.length;
-  if (door.kind === 'burn') {
+  if (operation.kind === 'burn') {
     const burned = result.burned[0]?.amount ?? 0n;
-    if (mint?.isNative) return `Unwrapped SOL and closed ${accounts(closed)} of ${door.mint}`;
+    if (mint?.isNative) return `Unwrapped SOL and closed ${accounts(closed)} of ${operation.mint}`;
     return burned > 0n
-      ? `Burned ${formatTokenAmount(burned, mint!.decimals)} of ${door.mint} and closed ${accounts(closed)}`
-      : `Closed ${accounts(closed)} of ${door.mint} (nothing to burn)`;
+      ? `Burned ${formatTokenAmount(burned, mint!.decimals)} of ${operation.mint} and closed ${accounts(closed)}`
+      : `Closed ${accounts(closed)} of ${operation.mint} (nothing to burn)`;
   }
   const parts = [`Closed ${accounts(closed)}`];
   if (result.burned.length > 0) parts.push(`burned the balances of ${result.burned.length} mint${result.burned.length === 1 ? '' : 's'}`);
@@ -32,13 +32,13 @@ function whatWasDone(result: Omit<OperationResult, 'message'>, door: Door, mint:
   return parts.join(', ');
 }
 
-export function describeOutcome(result: Omit<OperationResult, 'message'>, door: Door, mint: MintState | null): string {
+export function describeOutcome(result: Omit<OperationResult, 'message'>, operation: OperationKind, mint: MintState | null): string {
   const money =
     `reclaimed ${formatSol(result.reclaimedLamports + result.excessWithdrawnLamports)} SOL, ` +
     `fees ${formatSol(result.feeLamports)} SOL${result.sponsored ? ' (paid by the fee sponsor and repaid from the reclaimed rent)' : ''}, ` +
     `net ${formatNetSol(result.netLamports)} SOL`;
   const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${accounts(result.skippedAccounts.length)}: ${reasonText(result.skippedAccounts)}.` : '';
-  const done = `${whatWasDone(result, door, mint)}; ${money}`;
+  const done = `${whatWasDone(result, operation, mint)}; ${money}`;
   if (result.status === 'success') return `${done}.${skipped}`;
 
   const problems = result.transactions
@@ -55,4 +55,23 @@ export function describeOutcome(result: Omit<OperationResult, 'message'>, door: 
   }
   const partial = landedSome ? ` Only part of it landed: ${done}.` : ` Nothing was burned or closed; fees paid: ${formatSol(result.feeLamports)} SOL.`;
   return `It failed: ${problems.join('; ')}.${partial}${skipped}`;
+}
+
+/** The human sentence of a reclaim of many wallets: the same parts (what landed, the money, what was skipped, what went wrong). */
+export function describeManyOutcome(result: Omit<ManyResult, 'message'>, owners: number): string {
+  const closed = result.transactions.filter((t) => t.status === 'success').reduce((sum, t) => sum + t.closedAccounts.length, 0);
+  const landed = result.transactions.filter((t) => t.status === 'success').length;
+  const money =
+    `${formatSol(result.reclaimedLamports)} SOL of rent to ${result.destination}, fees ${formatSol(result.feeLamports)} SOL paid by ${result.feePayer}, ` +
+    `net ${formatNetSol(result.netLamports)} SOL`;
+  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${result.skippedAccounts.length} account${result.skippedAccounts.length === 1 ? '' : 's'}: ${[...new Set(result.skippedAccounts.map((s) => s.reason))].join('; ')}.` : '';
+  const done = `Closed ${closed} account${closed === 1 ? '' : 's'} of ${owners} owner${owners === 1 ? '' : 's'} in ${landed} of ${result.transactions.length} transaction${result.transactions.length === 1 ? '' : 's'}: ${money}`;
+  if (result.status === 'success') return `${done}.${skipped}`;
+  const problems = result.transactions
+    .filter((t) => t.status !== 'success')
+    .map((t) => `transaction ${t.signature} ${t.status === 'pending' ? 'is pending' : `failed: ${t.error}`}`);
+  if (result.status === 'pending') {
+    return `${problems.join('; ')}. Check with GET /api/transactions/{signature}; do not send the reclaim again before it is final. Meanwhile: ${done}.${skipped}`;
+  }
+  return `It failed in part: ${problems.join('; ')}. ${done}.${skipped}`;
 }

@@ -10,7 +10,7 @@ import type { CinderErrorCode } from '../errors.ts';
 import type { AccountAction } from '../plan/actions.ts';
 
 /** What the owner asked for: one mint burned (a burn), or the whole wallet cleaned (a reclaim). */
-export type Door = { kind: 'burn'; mint: Address } | { kind: 'reclaim'; burn: readonly Address[]; withdrawExcess: boolean };
+export type OperationKind = { kind: 'burn'; mint: Address } | { kind: 'reclaim'; burn: readonly Address[]; withdrawExcess: boolean };
 
 export interface SkippedAccount {
   address: Address;
@@ -28,6 +28,28 @@ export interface TransactionReport {
   computeUnitPriceMicroLamports: bigint;
   feeLamports: bigint;
   error: string | null;
+}
+
+/** An account a many-owner job skipped, with its owner. */
+export type ManySkippedAccount = SkippedAccount & { owner: Address };
+
+/** A transaction's report with the owners whose accounts it closes; its fee is what the fee payer paid (0 when it did not land). */
+export type ManyTransactionReport = TransactionReport & { owners: Address[] };
+
+/** What a keyed reclaim of many wallets answers: the same reports, the fee payer and the destination. */
+export interface ManyResult {
+  status: OperationStatus;
+  message: string;
+  signatures: Signature[];
+  feePayer: Address;
+  destination: Address;
+  transactions: ManyTransactionReport[];
+  /** Rent of the closes that landed: what the destination received. */
+  reclaimedLamports: bigint;
+  /** Fees the fee payer paid. */
+  feeLamports: bigint;
+  netLamports: bigint;
+  skippedAccounts: ManySkippedAccount[];
 }
 
 export interface OperationResult {

@@ -7,7 +7,7 @@
 import {
   compileTransaction,
   getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
+  partiallySignTransaction,
   signTransactionMessageWithSigners,
   type Address,
   type Base64EncodedWireTransaction,
@@ -18,43 +18,42 @@ import type { ChainAdapter } from '../chain/types.ts';
 import { CinderError } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
-import type { Sponsor } from '../keys/sponsor.ts';
-import type { OperationLocks } from '../store/operationLocks.ts';
+import { ownerBusyDetail, turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
 import { landTransactions, overallStatus, type RecordSent } from './land.ts';
-import { reportSponsoredLanding, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
+import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
-import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
-import { formatSol } from '../plan/priorityFee.ts';
+import { COMPILES_PER_SLICE, mapInSlices } from '../plan/slices.ts';
+import { signLandReport } from './execute.ts';
 import { netOf } from '../plan/net.ts';
-import { MAX_RELAY_TOKEN_MESSAGES, RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
+import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
+import { assertFitsOneRelayToken } from './sponsoredMessage.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
-import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
+import { reasonText, skippedOf, type OperationKind, type OperationResult } from './operationResult.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
-export type { Door, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
+export type { OperationKind, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
 export { reasonText, skippedOf };
 
 export interface PipelineDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
   operationDeadlineMs: number;
-  sponsor: Sponsor | null;
-  /** Whether, and for what, the sponsor pays (src/operations/sponsorPolicy.ts); null without a sponsor. */
+  /** Whether, and for what, the sponsor pays, and its one signing point (src/operations/sponsorPolicy.ts); null without a sponsor. */
   sponsorPolicy: SponsorPolicy | null;
   /** The embedded local chain is in use (messages say so where it matters). */
   localChain: boolean;
   /** Signing operations of one owner take turns (src/store/operationLocks.ts). */
-  turns: Pick<OperationLocks, 'takeTurn'>;
+  locks: Pick<OperationLocks, 'withLock'>;
   /** Told the messages of each prepare answer before it goes out: their relays count once (src/http/rateLimit.ts). */
   recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
 }
 
 export interface PipelineRequest {
   owner: Address;
-  door: Door;
+  operation: OperationKind;
   priorityFeeLamports: bigint;
   allowNetLoss: boolean;
   /** 'auto' (keyed operations and previews): the sponsor pays only when the owner cannot. */
@@ -74,7 +73,7 @@ export interface PlannedOperation {
   state: WalletState;
   actions: AccountAction[];
   /** null: nothing to send (a preview still answers). */
-  plan: CompiledPlan | null;
+  compiled: CompiledPlan | null;
   /** Why the plan cannot be carried out as it stands (a preview shows it; the keyed doors throw it). */
   problem: CinderError | null;
   mint: MintState | null;
@@ -82,9 +81,9 @@ export interface PlannedOperation {
 
 function nothingToDo(request: PipelineRequest, actions: AccountAction[]): CinderError {
   const skipped = skippedOf(actions);
-  if (request.door.kind === 'burn') {
+  if (request.operation.kind === 'burn') {
     if (actions.length === 0) {
-      return new CinderError('NO_TOKEN_ACCOUNT', `${request.owner} has no token account of mint ${request.door.mint}. Nothing was sent.`);
+      return new CinderError('NO_TOKEN_ACCOUNT', `${request.owner} has no token account of mint ${request.operation.mint}. Nothing was sent.`);
     }
     // Every account of the mint is blocked: the first reason is the answer's code, all are listed.
     return new CinderError(skipped[0]!.code, `${reasonText(skipped)}. Nothing was sent.`, {
@@ -93,8 +92,8 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
   }
   const asked = [
     'no empty token account to close',
-    ...(request.door.burn.length > 0 ? ['no account of the listed mints to burn'] : []),
-    ...(request.door.withdrawExcess ? ['no excess rent to withdraw'] : []),
+    ...(request.operation.burn.length > 0 ? ['no account of the listed mints to burn'] : []),
+    ...(request.operation.withdrawExcess ? ['no excess rent to withdraw'] : []),
   ];
   return new CinderError(
     'NOTHING_TO_RECLAIM',
@@ -104,30 +103,12 @@ function nothingToDo(request: PipelineRequest, actions: AccountAction[]): Cinder
 }
 
 /** The token accounts a plan's transactions write. */
-const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMap((t) => t.planned.actions.map((a) => a.account.address));
-
-/** Transactions compiled (or signed) in one turn of the event loop at most. */
-const COMPILES_PER_SLICE = 8;
-
-/**
- * A sponsored prepare's relay token covers at most MAX_RELAY_TOKEN_MESSAGES messages (the token
- * names each one). A wallet that needs more cannot be sponsored in one go; with a little SOL of its
- * own it pays its fees and needs no sponsor.
- */
-function tooLargeToSponsor(plan: CompiledPlan): CinderError {
-  const accounts = plan.transactions.reduce((sum, t) => sum + t.planned.actions.length, 0);
-  return new CinderError(
-    'SPONSORED_OPERATION_TOO_LARGE',
-    `A sponsored operation holds at most ${MAX_RELAY_TOKEN_MESSAGES} transactions; this one needs ${plan.transactions.length} (${accounts.toLocaleString('en-US')} accounts). ` +
-      `Send the wallet ${formatSol(plan.feeLamports)} SOL or more for its fees and prepare again with feePayer "owner": the wallet pays its own fees and gets the whole rent back.`,
-    { errors: [{ field: 'feePayer', message: `sponsored operations hold at most ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
-  );
-}
+const planAccounts = (plan: CompiledPlan): Address[] => plan.transactions.flatMap((t) => t.packed.actions.map((a) => a.account.address));
 
 /** A prepare answer: the plan, its unsigned transactions compiled for a wallet to sign, and the relay token's expiry when sponsored. */
 export interface PreparedOperation extends PlannedOperation {
   /** Never null here: a plan with a problem is thrown, not prepared. */
-  plan: CompiledPlan;
+  compiled: CompiledPlan;
   /** The plan's transactions compiled, unsigned (the owner's and, when sponsored, the sponsor's signature slots empty). */
   transactions: Transaction[];
   /** The same transactions as base64 wire bytes, as the answer carries them. */
@@ -162,10 +143,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
    * to show. `estimate`: a preview, which simulates only some transactions (compile.ts).
    */
   async function planOperation(request: PipelineRequest, deadline: number, estimate = false): Promise<PlannedOperation> {
-    const { door } = request;
-    const alsoRead = deps.sponsor ? [deps.sponsor.signer.address] : [];
+    const { operation } = request;
+    const sponsor = deps.sponsorPolicy?.sponsor;
+    const alsoRead = sponsor ? [sponsor] : [];
     const [{ state, also }, lifetime] = await Promise.all([
-      readWallet(chain, { owner: request.owner, mint: door.kind === 'burn' ? door.mint : undefined, alsoRead, localChain: deps.localChain }, deadline),
+      readWallet(chain, { owner: request.owner, mint: operation.kind === 'burn' ? operation.mint : undefined, alsoRead, localChain: deps.localChain }, deadline),
       chain.getLatestBlockhash(deadline),
     ]);
     if (request.keyIsSeed && state.ownerLamports === 0n && state.accounts.length === 0) {
@@ -176,13 +158,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         { errors: [{ field: 'userPrivateKey', message: 'this is a wallet address, not a private key' }] },
       );
     }
-    const burnMints = new Set(door.kind === 'burn' ? [door.mint] : door.burn);
-    const actions = await planAccountActions(state, { burnMints, withdrawExcess: door.kind === 'reclaim' && door.withdrawExcess });
-    const mint = door.kind === 'burn' ? state.mints.get(door.mint)! : null;
+    const burnMints = new Set(operation.kind === 'burn' ? [operation.mint] : operation.burn);
+    const actions = await planAccountActions(state, { burnMints, withdrawExcess: operation.kind === 'reclaim' && operation.withdrawExcess });
+    const mint = operation.kind === 'burn' ? state.mints.get(operation.mint)! : null;
     const base = { request, state, actions, mint };
-    if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, plan: null, problem: nothingToDo(request, actions) };
+    if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, compiled: null, problem: nothingToDo(request, actions) };
 
-    const sponsorAccount = deps.sponsor ? also.get(deps.sponsor.signer.address) : null;
+    const sponsorAccount = sponsor ? also.get(sponsor) : null;
     try {
       const plan = await compilePlan(
         chain,
@@ -197,26 +179,23 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           feePayer: request.feePayer,
           ...(request.signer ? { signer: request.signer } : {}),
           estimate,
-          sponsor:
-            deps.sponsor && deps.sponsorPolicy
-              ? { signer: deps.sponsor.signer, lamports: sponsorAccount?.lamports ?? 0n, policy: deps.sponsorPolicy }
-              : null,
+          sponsor: deps.sponsorPolicy ? { lamports: sponsorAccount?.lamports ?? 0n, policy: deps.sponsorPolicy } : null,
         },
         deadline,
       );
-      return { ...base, plan, problem: null };
+      return { ...base, compiled: plan, problem: null };
     } catch (error) {
       // A problem of the plan (money rules, chain state, the sponsor's policy): a preview shows it, the other doors throw it.
-      if (isPlanProblem(error)) return { ...base, plan: null, problem: error };
+      if (isPlanProblem(error)) return { ...base, compiled: null, problem: error };
       throw error;
     }
   }
 
   /** Plans, and throws what stands in the way: the keyed and prepare doors only go on with a plan that can land. */
-  async function planOrThrow(request: PipelineRequest, deadline: number): Promise<PlannedOperation & { plan: CompiledPlan }> {
+  async function planOrThrow(request: PipelineRequest, deadline: number): Promise<PlannedOperation & { compiled: CompiledPlan }> {
     const planned = await planOperation(request, deadline);
-    if (planned.problem || !planned.plan) throw planned.problem!;
-    return planned as PlannedOperation & { plan: CompiledPlan };
+    if (planned.problem || !planned.compiled) throw planned.problem!;
+    return planned as PlannedOperation & { compiled: CompiledPlan };
   }
 
   async function executeInTurn(
@@ -226,62 +205,54 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     recordSent: RecordSent | undefined,
   ): Promise<OperationResult & { mint: MintState | null }> {
     const planned = await planOrThrow({ ...request, owner: signer.address }, deadline);
-    const plan: CompiledPlan = { ...planned.plan, parties: { owner: signer, feePayer: planned.plan.sponsored ? deps.sponsor!.signer : signer } };
-    const signed = await mapConcurrently(plan.transactions, COMPILES_PER_SLICE, (t) => signTransactionMessageWithSigners(compiledMessage(plan, t)));
-    const sending = signed.map((transaction) => ({
-      wire: getBase64EncodedWireTransaction(transaction),
-      signature: getSignatureFromTransaction(transaction),
-      lastValidBlockHeight: plan.lifetime.lastValidBlockHeight,
-    }));
     const policy = deps.sponsorPolicy;
-    let outcomes: SponsoredOutcome[];
-    if (plan.sponsored && policy) {
-      // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
-      const identities = signed.map((t) => preparedIdentityOfBytes(t.messageBytes)!);
-      const added = await policy.beginTurn(
-        signer.address,
-        `keyed:${sending[0]!.signature}`,
-        sending.map((t, i) => ({ identity: identities[i]!, signature: t.signature })),
-        planAccounts(plan),
-      );
-      try {
-        await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
-        outcomes = await policy.land(
-          signer.address,
-          sending.map((t, i) => ({ ...t, index: i, identity: identities[i]!, feeLamports: plan.transactions[i]!.feeLamports })),
-          {
-            deadline,
-            send: async (item, until) => (await landTransactions(deps, [item], until))[0]!,
-            known: async () => null,
-          },
-        );
-      } catch (error) {
-        // Nothing was sent (the policy throws only then): the turn is given back.
-        await policy.abandon(signer.address, added);
-        throw error;
-      }
-    } else {
-      // The wallet's own signed sponsored messages in flight would fail if this closed their accounts first.
-      await policy?.assertNoTurn(signer.address);
-      outcomes = await landTransactions(deps, sending, deadline, recordSent);
-    }
-
-    const reports = outcomes.map(reportSponsoredLanding);
-    const transactions: TransactionReport[] = plan.transactions.map((t, i) => ({
-      signature: getSignatureFromTransaction(signed[i]!),
-      status: reports[i]!.status,
-      slot: reports[i]!.slot,
-      closedAccounts: t.planned.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address),
-      computeUnitLimit: t.computeUnitLimit,
-      computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
-      // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
-      feeLamports: reports[i]!.paidFee && (reports[i]!.status === 'success' || !plan.sponsored) ? t.feeLamports : 0n,
-      error: reports[i]!.error,
-    }));
-    const landed = plan.transactions.filter((_, i) => reports[i]!.status === 'success');
-    const landedActions = landed.flatMap((t) => t.planned.actions);
+    const sponsoredBy = planned.compiled.sponsored ? policy : null;
+    const plan: CompiledPlan = { ...planned.compiled, parties: { owner: signer, feePayer: sponsoredBy ? planned.compiled.parties.feePayer : signer } };
+    const transactions = await signLandReport(
+      plan.transactions.map((t) => ({ ...t, closedAccounts: t.packed.actions.filter((a) => a.action !== 'withdraw_excess').map((a) => a.account.address) })),
+      plan.lifetime.lastValidBlockHeight,
+      {
+        // The owner's key signs here; the sponsor's only in its policy, which checks each message as it signs.
+        sign: async (t, i) => {
+          if (!sponsoredBy) return signTransactionMessageWithSigners(compiledMessage(plan, t));
+          const ownerSigned = await partiallySignTransaction([signer.keyPair], compileTransaction(compiledMessage(plan, t)));
+          return (await sponsoredBy.cosign(ownerSigned, { index: i })).transaction;
+        },
+        send: async (sending, signed) => {
+          if (!sponsoredBy) {
+            // The wallet's own signed sponsored messages in flight would fail if this closed their accounts first.
+            await policy?.assertNoTurn(signer.address);
+            return landTransactions(deps, sending, deadline, recordSent);
+          }
+          // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
+          const identities = signed.map((t) => preparedIdentityOfBytes(t.messageBytes)!);
+          const added = await sponsoredBy.beginTurn(
+            signer.address,
+            `keyed:${sending[0]!.signature}`,
+            sending.map((t, i) => ({ identity: identities[i]!, signature: t.signature })),
+            planAccounts(plan),
+          );
+          try {
+            await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
+            return await sponsoredBy.land(
+              signer.address,
+              sending.map((t, i) => ({ ...t, index: i, identity: identities[i]!, feeLamports: plan.transactions[i]!.feeLamports })),
+              { deadline, send: async (item, until) => (await landTransactions(deps, [item], until))[0]!, known: async () => null },
+            );
+          } catch (error) {
+            // Nothing was sent (the policy throws only then): the turn is given back.
+            await sponsoredBy.abandon(signer.address, added);
+            throw error;
+          }
+        },
+        // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
+        feeCounts: (report) => report.paidFee && (report.status === 'success' || !plan.sponsored),
+      },
+    );
+    const landed = plan.transactions.filter((_, i) => transactions[i]!.status === 'success');
+    const landedActions = landed.flatMap((t) => t.packed.actions);
     const burned = new Map<Address, { mint: Address; amount: bigint; decimals: number }>();
-    for (const entry of landed.flatMap((t) => t.planned.burned)) {
+    for (const entry of landed.flatMap((t) => t.packed.burned)) {
       const sum = burned.get(entry.mint);
       burned.set(entry.mint, sum ? { ...sum, amount: sum.amount + entry.amount } : entry);
     }
@@ -303,7 +274,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skippedAccounts: skippedOf(planned.actions),
     };
     // Plain data only: the operation locks hand this result to waiters on other instances as JSON.
-    return { ...result, message: describeOutcome(result, request.door, planned.mint), mint: planned.mint };
+    return { ...result, message: describeOutcome(result, request.operation, planned.mint), mint: planned.mint };
   }
 
   return {
@@ -315,13 +286,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
       const planned = await planOrThrow(request, Date.now() + deps.operationDeadlineMs);
-      if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
+      if (planned.compiled.sponsored) assertFitsOneRelayToken(planned.compiled.transactions.map((t) => t.packed.actions.length), planned.compiled.feeLamports);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
-      const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
+      const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);
+      // What is handed out for the sponsor to pay passes every check its signature will need at the relay.
+      if (planned.compiled.sponsored && deps.sponsorPolicy) {
+        for (const [index, transaction] of transactions.entries()) await deps.sponsorPolicy.check(transaction, { index });
+      }
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       // Sponsored: a relay token, whose lifetime is its own. Nothing is reserved: a prepare nobody
       // signed starts no turn and blocks nobody; the owner's signed relay starts it (src/operations/relay.ts).
-      const relayTokenExpiresAt = planned.plan.sponsored && deps.sponsorPolicy ? Date.now() + RELAY_TOKEN_LIFETIME_MS : null;
+      const relayTokenExpiresAt = planned.compiled.sponsored && deps.sponsorPolicy ? Date.now() + RELAY_TOKEN_LIFETIME_MS : null;
       return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), relayTokenExpiresAt };
     },
 
@@ -336,14 +311,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       options: { recordSent?: RecordSent; deadline?: number } = {},
     ): Promise<OperationResult & { mint: MintState | null }> {
       const deadline = options.deadline ?? Date.now() + deps.operationDeadlineMs;
-      const { door } = request;
+      const { operation } = request;
       // The one lock of a signing operation: one operation per owner at a time, in this process and
       // across instances, whatever the door: a burn and a reclaim of one wallet planned side by side
       // would both close the same accounts, and the second transaction could only fail after
       // charging its fee. A duplicate of the running operation (the same burn, or a second reclaim)
       // joins it and gets its answer. A turn that ends `pending` is kept while what it sent can
       // still land (src/store/operationLocks.ts).
-      return deps.turns.takeTurn(
+      return deps.locks.withLock(
         `owner:${signer.address}`,
         (turn) =>
           executeInTurn(request, signer, deadline, async (signatures, lastValidBlockHeight) => {
@@ -351,12 +326,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             await options.recordSent?.(signatures, lastValidBlockHeight);
           }),
         {
-          joinAs: door.kind === 'burn' ? `burn:${door.mint}` : 'reclaim',
-          busyCode: door.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
-          busyDetail:
-            'Another burn or reclaim of this wallet is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
-          // Half of what is left: the other half is for this operation's own work.
-          maxWaitMs: Math.max(0, Math.floor((deadline - Date.now()) / 2)),
+          joinAs: operation.kind === 'burn' ? `burn:${operation.mint}` : 'reclaim',
+          busyCode: operation.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
+          busyDetail: ownerBusyDetail(),
+          maxWaitMs: turnWaitMs(deadline),
           keepWhile: (result) => result.status === 'pending',
         },
       );

@@ -11,34 +11,30 @@
  * whose closes the node refuses at simulation (its accounts changed since they were read): that
  * owner is left out with the node's reason (`TRANSACTION_REJECTED`) and the others packed again.
  */
-import {
-  compileTransaction,
-  createNoopSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  signTransaction,
-  type Address,
-  type KeyPairSigner,
-  type Signature,
-  type Transaction,
-} from '@solana/kit';
+import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, signTransaction, type Address, type KeyPairSigner, type Transaction } from '@solana/kit';
 import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
-import { planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
-import { assertFeeWithinReclaim, formatNetSol, missingForFees } from '../plan/money.ts';
+import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
+import { feeUpperBound, priorityShare } from '../plan/fees.ts';
+import { assertFeeWithinReclaim, assertPayerCanPay } from '../plan/money.ts';
+import { netOf } from '../plan/net.ts';
 import { MAX_COMPUTE_UNIT_LIMIT } from '../plan/pack.ts';
 import { manyOwnerMessage, packOwners, type ManyOwnerTransaction } from '../plan/packOwners.ts';
-import { computeUnitPriceFor, formatSol } from '../plan/priorityFee.ts';
+import { limitFromSimulation, limitWithoutSimulation, priceAt, type Price } from '../plan/pricing.ts';
+import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import { rentExemptMinimum } from '../plan/rent.ts';
-import { mapConcurrently, mapInSlices } from '../plan/slices.ts';
-import type { OperationLocks } from '../store/operationLocks.ts';
+import { COMPILES_PER_SLICE, mapConcurrently, mapInSlices, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
+import { ownerBusyDetail, turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
-import { computeUnitLimitFor, SHARE_EXACT_LIMIT } from './compile.ts';
-import { feeUpperBound, priorityShare, transactionFee } from '../plan/fees.ts';
-import { landTransactions, overallStatus, reportLanding, type RecordSent, type OperationStatus } from './land.ts';
-import { skippedOf, type SkippedAccount } from './pipeline.ts';
+import { describeManyOutcome } from './describe.ts';
+import { signLandReport } from './execute.ts';
+import { landTransactions, overallStatus, type RecordSent } from './land.ts';
+import { skippedOf, type ManyResult, type ManySkippedAccount, type ManyTransactionReport } from './operationResult.ts';
+
+export type { ManyResult, ManySkippedAccount, ManyTransactionReport } from './operationResult.ts';
 import { readWallets } from './readWallets.ts';
+import { classifySimulationError } from './simulationFailure.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 
@@ -47,7 +43,7 @@ export interface ReclaimManyDeps {
   sentTransactions: SentTransactionLog;
   operationDeadlineMs: number;
   /** Signing operations of one owner take turns (the single-owner doors take the same turns). */
-  turns: Pick<OperationLocks, 'takeTurn'>;
+  locks: Pick<OperationLocks, 'withLock'>;
   /** An owner with an outstanding sponsored operation does nothing else meanwhile. */
   sponsorPolicy: SponsorPolicy | null;
   /** Told the messages of each prepare answer: their relays count once (src/http/rateLimit.ts). */
@@ -78,16 +74,10 @@ export interface OwnerPlan {
   state: WalletState;
   actions: AccountAction[];
   /** What this owner's closes pay to the destination. */
-  reclaimableLamports: bigint;
+  returnsLamports: bigint;
 }
 
-export interface PricedManyTransaction extends ManyOwnerTransaction {
-  computeUnitLimit: number;
-  computeUnitPriceMicroLamports: bigint;
-  feeLamports: bigint;
-}
-
-export type ManySkippedAccount = SkippedAccount & { owner: Address };
+export type PricedManyTransaction = ManyOwnerTransaction & Price;
 
 export interface ManyPlan {
   owners: OwnerPlan[];
@@ -98,33 +88,7 @@ export interface ManyPlan {
   skippedAccounts: ManySkippedAccount[];
 }
 
-export interface ManyTransactionReport {
-  signature: Signature;
-  status: OperationStatus;
-  slot: bigint | null;
-  owners: Address[];
-  closedAccounts: Address[];
-  computeUnitLimit: number;
-  computeUnitPriceMicroLamports: bigint;
-  /** What the fee payer paid for it (0 when it did not land). */
-  feeLamports: bigint;
-  error: string | null;
-}
 
-export interface ManyResult {
-  status: OperationStatus;
-  message: string;
-  signatures: Signature[];
-  feePayer: Address;
-  destination: Address;
-  transactions: ManyTransactionReport[];
-  /** Rent of the closes that landed: what the destination received. */
-  reclaimedLamports: bigint;
-  /** Fees the fee payer paid. */
-  feeLamports: bigint;
-  netLamports: bigint;
-  skippedAccounts: ManySkippedAccount[];
-}
 
 /**
  * The most transactions one prepare answers (its relay tokens cover them). Checked on the packing,
@@ -134,28 +98,26 @@ export interface ManyResult {
  */
 export const MAX_PREPARED_TRANSACTIONS = MAX_RELAY_TOKEN_MESSAGES;
 
-/** Simulations in flight at once (as compile.ts: a job of 1,000 owners is a few hundred transactions). */
-const SIMULATIONS_AT_ONCE = 8;
 /** Rounds of leaving out owners whose closes the node refuses, before the job gives up (a race in every round is no accident). */
 const REJECTION_ROUNDS = 3;
-/** Transactions compiled or signed in one turn of the event loop at most. */
-const COMPILES_PER_SLICE = 8;
-function priced(transaction: ManyOwnerTransaction, computeUnitLimit: number, share: bigint): PricedManyTransaction {
-  const computeUnitPriceMicroLamports = computeUnitPriceFor(share, computeUnitLimit);
-  const feeLamports = transactionFee(transaction.signatures, computeUnitPriceMicroLamports, computeUnitLimit);
-  return { ...transaction, computeUnitLimit, computeUnitPriceMicroLamports, feeLamports };
-}
+
+const priced = (transaction: ManyOwnerTransaction, computeUnitLimit: number, share: bigint): PricedManyTransaction => ({
+  ...transaction,
+  ...priceAt(computeUnitLimit, share, transaction.signatures),
+});
 
 /** `rejected`: the accounts of owners left out because the node refused their closes. */
 function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[], rejected: readonly ManySkippedAccount[] = []): ManyPlan {
-  const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
-  const returnsLamports = transactions.reduce((sum, t) => sum + t.returnsLamports, 0n);
+  const net = netOf(
+    transactions.flatMap((t) => t.actions.map((a) => a.action)),
+    transactions.reduce((sum, t) => sum + t.feeLamports, 0n),
+  );
   return {
     owners,
     transactions,
-    feeLamports,
-    returnsLamports,
-    netLamports: returnsLamports - feeLamports,
+    feeLamports: net.feeLamports,
+    returnsLamports: net.reclaimedLamports + net.excessWithdrawnLamports,
+    netLamports: net.netLamports,
     skippedAccounts: [...owners.flatMap((o) => skippedOf(o.actions).map((s) => ({ ...s, owner: o.state.owner }))), ...rejected],
   };
 }
@@ -205,8 +167,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     const owners = await Promise.all(
       states.map(async (state): Promise<OwnerPlan> => {
         const actions = await planAccountActions(state, { burnMints, withdrawExcess: false });
-        const sent = actions.filter((a) => a.action !== 'keep' && a.action !== 'skip');
-        return { state, actions, reclaimableLamports: sent.reduce((sum, a) => sum + a.returnsLamports, 0n) };
+        const sent = actions.filter((a) => ACTIONS_THAT_SEND.has(a.action));
+        return { state, actions, returnsLamports: sent.reduce((sum, a) => sum + a.returnsLamports, 0n) };
       }),
     );
     const packed = await packOwners(
@@ -217,21 +179,9 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     return { owners, packed, also, rent: states[0]?.rent };
   }
 
-  /** The fee payer must hold every fee and keep a valid balance (the rent-exempt minimum, or exactly 0). */
-  function assertFeePayerCanPay(feePayer: Address, balance: bigint, fees: readonly bigint[], reserve: bigint): void {
-    const missing = missingForFees(balance, fees, reserve);
-    if (missing === 0n) return;
-    const total = fees.reduce((sum, fee) => sum + fee, 0n);
-    throw new CinderError(
-      'INSUFFICIENT_SOL_FOR_FEE',
-      `The fee payer ${feePayer} holds ${formatSol(balance)} SOL; the fees of the ${fees.length} transaction${fees.length === 1 ? '' : 's'} are ${formatSol(total)} SOL ` +
-        `and a fee payer must keep ${formatSol(reserve)} SOL (the rent-exempt minimum) or end at exactly 0, so it needs ${formatSol(missing)} SOL more. Nothing was sent.`,
-      {
-        errors: [{ field: 'feePayer', message: `needs ${formatSol(missing)} SOL more to pay every fee` }],
-        extensions: { balanceLamports: balance.toString(), feeLamports: total.toString(), reserveLamports: reserve.toString(), missingLamports: missing.toString() },
-      },
-    );
-  }
+  /** The fee payer must hold every fee and keep a valid balance (the rent-exempt minimum, or exactly 0): the one payer check (plan/money.ts). */
+  const assertFeePayerCanPay = (feePayer: Address, balance: bigint, fees: readonly bigint[], reserve: bigint) =>
+    assertPayerCanPay(`The fee payer ${feePayer}`, balance, fees, reserve, 'feePayer');
 
   /**
    * Read → plan → pack → (count: at most `maxTransactions`) → simulate each transaction (for its
@@ -300,8 +250,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       const failed = current.flatMap((transaction, i) => (simulations[i]!.err ? [{ transaction, share: shares[i]!, err: simulations[i]!.err }] : []));
       if (failed.length === 0) {
         const transactions = current.map((transaction, i) => {
-          const { unitsConsumed } = simulations[i]!;
-          return priced(transaction, unitsConsumed === null ? transaction.computeUnitEstimate : computeUnitLimitFor(unitsConsumed), shares[i]!);
+          return priced(transaction, limitFromSimulation(simulations[i]!.unitsConsumed, transaction.computeUnitEstimate), shares[i]!);
         });
         const result = summarize(owners, transactions, rejected);
         assertFeePayerCanPay(job.feePayer, feePayerLamports, transactions.map((t) => t.feeLamports), reserve);
@@ -309,7 +258,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         return { ...result, lifetime };
       }
       for (const { transaction, share, err } of failed) {
-        if (err === 'InsufficientFundsForFee' || err === 'AccountNotFound') assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, share)], reserve);
+        if (classifySimulationError(err) === 'fee-payer') assertFeePayerCanPay(job.feePayer, 0n, [feeUpperBound(transaction.signatures, share)], reserve);
       }
       // Which owners of the refused transactions the node refuses on their own.
       const suspects = remaining.filter((o) => failed.some((f) => f.transaction.owners.includes(o.state.owner)));
@@ -333,7 +282,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         const owner = suspect.state.owner;
         const why = `Closing the accounts of ${owner} would fail on chain (${describeTransactionError(err)}): they changed since they were read, so none of that owner's accounts is in this reclaim; preview again`;
         for (const a of suspect.actions) {
-          if (a.action !== 'keep' && a.action !== 'skip') rejected.push({ address: a.account.address, code: 'TRANSACTION_REJECTED', reason: why, owner });
+          if (ACTIONS_THAT_SEND.has(a.action)) rejected.push({ address: a.account.address, code: 'TRANSACTION_REJECTED', reason: why, owner });
         }
       }
       remaining = remaining.filter((o) => !culprits.some((c) => c.suspect === o));
@@ -369,7 +318,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     const held: { holdForLanding(): Promise<void> }[] = [];
     const next = (i: number): Promise<T> => {
       if (i === sorted.length) return fn(async () => { for (const turn of held) await turn.holdForLanding(); });
-      return deps.turns.takeTurn(
+      return deps.locks.withLock(
         `owner:${sorted[i]}`,
         (turn) => {
           held.push(turn);
@@ -377,8 +326,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         },
         {
           busyCode: 'RECLAIM_IN_PROGRESS',
-          busyDetail: `Another burn or reclaim of ${sorted[i]} is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.`,
-          maxWaitMs: Math.max(0, Math.floor((deadline - Date.now()) / 2)),
+          busyDetail: ownerBusyDetail(sorted[i]!),
+          maxWaitMs: turnWaitMs(deadline),
           keepWhile,
         },
       );
@@ -397,7 +346,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       const { owners, packed } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
       return summarize(
         owners,
-        packed.map((t, i) => priced(t, Math.min(t.computeUnitEstimate, SHARE_EXACT_LIMIT), priorityShare(request.priorityFeeLamports, packed.length, i))),
+        packed.map((t, i) => priced(t, limitWithoutSimulation(t.computeUnitEstimate), priorityShare(request.priorityFeeLamports, packed.length, i))),
       );
     },
 
@@ -427,35 +376,20 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
           if (deps.sponsorPolicy) for (const owner of job.owners) await deps.sponsorPolicy.assertNoTurn(owner);
           const manyPlan = await plan(job, deadline);
           const unsigned = await compile(job, manyPlan);
-          const signed = await mapConcurrently(unsigned, COMPILES_PER_SLICE, (transaction, i) =>
-            signTransaction(
-              [keys.feePayer.keyPair, ...manyPlan.transactions[i]!.owners.filter((o) => o !== job.feePayer).map((o) => keys.owners.get(o)!.keyPair)],
-              transaction,
-            ),
+          const reports = await signLandReport(
+            manyPlan.transactions.map((t, i) => ({ ...t, closedAccounts: closedOf(t), unsigned: unsigned[i]! })),
+            manyPlan.lifetime.lastValidBlockHeight,
+            {
+              sign: (t) => signTransaction([keys.feePayer.keyPair, ...t.owners.filter((o) => o !== job.feePayer).map((o) => keys.owners.get(o)!.keyPair)], t.unsigned),
+              send: (sending) =>
+                landTransactions(deps, sending, deadline, async (signatures, lastValidBlockHeight) => {
+                  await holdForLanding();
+                  await options.recordSent?.(signatures, lastValidBlockHeight);
+                }),
+              feeCounts: (report) => report.paidFee,
+            },
           );
-          const sending = signed.map((t) => ({
-            wire: getBase64EncodedWireTransaction(t),
-            signature: getSignatureFromTransaction(t),
-            lastValidBlockHeight: manyPlan.lifetime.lastValidBlockHeight,
-          }));
-          const outcomes = await landTransactions(deps, sending, deadline, async (signatures, lastValidBlockHeight) => {
-            await holdForLanding();
-            await options.recordSent?.(signatures, lastValidBlockHeight);
-          });
-          const transactions = manyPlan.transactions.map((t, i): ManyTransactionReport => {
-            const report = reportLanding(outcomes[i]!);
-            return {
-              signature: sending[i]!.signature,
-              status: report.status,
-              slot: report.slot,
-              owners: t.owners,
-              closedAccounts: closedOf(t),
-              computeUnitLimit: t.computeUnitLimit,
-              computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
-              feeLamports: report.paidFee ? t.feeLamports : 0n,
-              error: report.error,
-            };
-          });
+          const transactions = manyPlan.transactions.map((t, i): ManyTransactionReport => ({ ...reports[i]!, owners: t.owners }));
           const reclaimedLamports = manyPlan.transactions.reduce((sum, t, i) => (transactions[i]!.status === 'success' ? sum + t.returnsLamports : sum), 0n);
           const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
           const status = overallStatus(transactions.map((t) => t.status));
@@ -470,29 +404,10 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
             netLamports: reclaimedLamports - feeLamports,
             skippedAccounts: manyPlan.skippedAccounts,
           };
-          return { ...result, message: describeMany(result, job.owners.length) };
+          return { ...result, message: describeManyOutcome(result, job.owners.length) };
         },
         (result) => result.status === 'pending',
       );
     },
   };
-}
-
-/** The human sentence of a reclaim of many wallets. */
-function describeMany(result: Omit<ManyResult, 'message'>, owners: number): string {
-  const closed = result.transactions.filter((t) => t.status === 'success').reduce((sum, t) => sum + t.closedAccounts.length, 0);
-  const landed = result.transactions.filter((t) => t.status === 'success').length;
-  const money =
-    `${formatSol(result.reclaimedLamports)} SOL of rent to ${result.destination}, fees ${formatSol(result.feeLamports)} SOL paid by ${result.feePayer}, ` +
-    `net ${formatNetSol(result.netLamports)} SOL`;
-  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${result.skippedAccounts.length} account${result.skippedAccounts.length === 1 ? '' : 's'}: ${[...new Set(result.skippedAccounts.map((s) => s.reason))].join('; ')}.` : '';
-  const done = `Closed ${closed} account${closed === 1 ? '' : 's'} of ${owners} owner${owners === 1 ? '' : 's'} in ${landed} of ${result.transactions.length} transaction${result.transactions.length === 1 ? '' : 's'}: ${money}`;
-  if (result.status === 'success') return `${done}.${skipped}`;
-  const problems = result.transactions
-    .filter((t) => t.status !== 'success')
-    .map((t) => `transaction ${t.signature} ${t.status === 'pending' ? 'is pending' : `failed: ${t.error}`}`);
-  if (result.status === 'pending') {
-    return `${problems.join('; ')}. Check with GET /api/transactions/{signature}; do not send the reclaim again before it is final. Meanwhile: ${done}.${skipped}`;
-  }
-  return `It failed in part: ${problems.join('; ')}. ${done}.${skipped}`;
 }

@@ -34,17 +34,17 @@
  * landTransactions shares one landing loop per signature (rebroadcasting identical bytes can never
  * act twice: the signature is the transaction's identity).
  */
-import { getBase64EncodedWireTransaction, getSignatureFromTransaction, partiallySignTransaction, type Address, type Signature, type Transaction } from '@solana/kit';
+import { getBase64EncodedWireTransaction, getSignatureFromTransaction, type Address, type Signature, type Transaction } from '@solana/kit';
 import type { ChainAdapter } from '../chain/types.ts';
 import { readVerdicts, reportOf } from '../chain/verdicts.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
-import type { Sponsor } from '../keys/sponsor.ts';
 import { innerProgramNotAllowed, writableStaticAccounts } from '../plan/relayRules.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { landTransactions, overallStatus, type LandingOutcome, type OperationStatus, type SignedForSending } from './land.ts';
 import { allowedProgramNames, assertGuardsHold, assertNoOverlap, assertSigned, decodeCandidate, field, refuse, type Candidate } from './relayCandidates.ts';
 import { checkRelayTokenIdentities, readRelayToken } from './relayToken.ts';
+import { classifySimulationError, feePayerCannotPay } from './simulationFailure.ts';
 import { reportSponsoredLanding, sponsoredInFlight, type SponsoredOutcome, type SponsorPolicy } from './sponsorPolicy.ts';
 
 /** At most this many transactions per request (16 KiB of body holds 8 full-size ones in base64). */
@@ -63,8 +63,7 @@ const PROCESSED_AHEAD_MARGIN_BLOCKS = 32n;
 export interface RelayDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
-  sponsor: Sponsor | null;
-  /** The sponsor's rules (null without a sponsor): what it pays for, outstanding sponsored messages, one send at a time. */
+  /** The sponsor's rules and its one signing point (null without a sponsor): what it pays for, outstanding sponsored messages, one send at a time. */
   sponsorPolicy: SponsorPolicy | null;
   /** SERVER_SECRET: the key of relay tokens. Without it no token is valid, so the sponsor signs nothing. */
   serverSecret: string | undefined;
@@ -110,17 +109,23 @@ function relayTokenInvalid(detail: string): CinderError {
   return new CinderError('RELAY_TOKEN_INVALID', `${detail} Nothing was sent.`, { errors: [{ field: 'relayToken', message: detail }] });
 }
 
+/** The node's reading of a signed transaction (simulationFailure.ts), worded for the relay's request fields. */
 function simulationRefusal(candidate: Candidate, err: unknown): CinderError {
-  if (candidate.sponsored && (err === 'InsufficientFundsForFee' || err === 'AccountNotFound')) {
-    return new CinderError('SPONSOR_UNAVAILABLE', 'The fee sponsor cannot pay fees right now. Nothing was sent; try again later.', {
-      headers: { 'retry-after': '30' },
-    });
+  switch (classifySimulationError(err)) {
+    case 'fee-payer':
+      if (candidate.sponsored) {
+        return new CinderError('SPONSOR_UNAVAILABLE', 'The fee sponsor cannot pay fees right now. Nothing was sent; try again later.', {
+          headers: { 'retry-after': '30' },
+        });
+      }
+      return feePayerCannotPay(candidate.message.staticAccounts[0]!, field(candidate.index));
+    case 'blockhash-expired':
+      return refuse('TRANSACTION_REJECTED', candidate.index, 'has a blockhash that expired (or that this node does not know): prepare and sign it again');
+    case 'bad-signature':
+      return refuse('TRANSACTION_NOT_SIGNED', candidate.index, 'has a signature that does not verify');
+    default:
+      return refuse('TRANSACTION_REJECTED', candidate.index, `would fail on chain (${describeTransactionError(err)})`);
   }
-  if (err === 'BlockhashNotFound') {
-    return refuse('TRANSACTION_REJECTED', candidate.index, 'has a blockhash that expired (or that this node does not know): prepare and sign it again');
-  }
-  if (err === 'SignatureFailure') return refuse('TRANSACTION_NOT_SIGNED', candidate.index, 'has a signature that does not verify');
-  return refuse('TRANSACTION_REJECTED', candidate.index, `would fail on chain (${describeTransactionError(err)})`);
 }
 
 function describeRelay(reports: readonly RelayedTransactionReport[], status: OperationStatus): string {
@@ -140,7 +145,7 @@ function describeRelay(reports: readonly RelayedTransactionReport[], status: Ope
 
 export function createRelay(deps: RelayDeps): Relay {
   const { chain, sponsorPolicy: policy } = deps;
-  const sponsorAddress = deps.sponsor?.signer.address ?? null;
+  const sponsorAddress = policy?.sponsor ?? null;
   /** Relays in flight, by their signatures: an identical request joins the running one. */
   const inFlight = new Map<string, Promise<RelayResult>>();
 
@@ -171,16 +176,20 @@ export function createRelay(deps: RelayDeps): Relay {
   }
 
   /**
-   * Guards that require a balance of the sponsor (a lamports lower bound on it): the sponsor
-   * co-signs only while its balance, less the fees of this request's sponsored transactions and
-   * of those in flight, stays at or above the floor (docs/wallet-additions.md).
+   * The sponsor co-signs through its policy (sponsorPolicy.cosign), which checks each message again
+   * as it signs. A guard requiring a balance of the sponsor (a lamports lower bound on it) holds
+   * only while the sponsor's balance, less the fees of this request's sponsored transactions and
+   * of those in flight, stays at or above the floor (docs/wallet-additions.md): the balance is read
+   * once per request, and only when such a guard is there.
    */
-  async function assertSponsorFloors(sponsored: readonly Candidate[], deadline: number): Promise<void> {
-    const floored = sponsored.filter((c) => c.paid!.sponsorFloor !== null);
-    if (floored.length === 0) return;
-    const balance = await chain.getBalance(sponsorAddress!, deadline);
-    const thisRequest = sponsored.reduce((sum, c) => sum + c.paid!.feeLamports, 0n);
-    for (const c of floored) await policy!.assertFloorHolds(c.index, c.paid!.owner, c.paid!.sponsorFloor, balance, thisRequest);
+  async function cosignAll(candidates: readonly Candidate[], sponsored: readonly Candidate[], deadline: number): Promise<Transaction[]> {
+    const floored = sponsored.some((c) => c.paid!.sponsorFloor !== null);
+    const floor = floored
+      ? { sponsorLamports: await chain.getBalance(sponsorAddress!, deadline), requestFeesLamports: sponsored.reduce((sum, c) => sum + c.paid!.feeLamports, 0n) }
+      : undefined;
+    const signed: Transaction[] = [];
+    for (const c of candidates) signed.push(c.sponsored ? (await policy!.cosign(c.transaction, { index: c.index, ...(floor ? { floor } : {}) })).transaction : c.transaction);
+    return signed;
   }
 
   async function land(candidates: readonly Candidate[], transactions: readonly Transaction[], deadline: number, group: string): Promise<RelayResult> {
@@ -326,10 +335,7 @@ export function createRelay(deps: RelayDeps): Relay {
     }
     assertNoOverlap(candidates);
     assertGuardsHold(candidates);
-    if (policy && sponsored.length > 0) await assertSponsorFloors(sponsored, deadline);
-    const transactions = await Promise.all(
-      candidates.map((c) => (c.sponsored ? partiallySignTransaction([deps.sponsor!.signer.keyPair], c.transaction) : c.transaction)),
-    );
+    const transactions = sponsored.length > 0 ? await cosignAll(candidates, sponsored, deadline) : candidates.map((c) => c.transaction);
 
     if (tokenExpired) {
       // An expired token still proves the message is ours, so its (deterministic) signature is the

@@ -36,20 +36,24 @@
  *   full; the sponsor's balance above any floor the guards set, less what is in flight; and only
  *   a message of the owner's turn in flight.
  */
-import type { Address } from '@solana/kit';
+import { partiallySignTransaction, type Address, type KeyPairSigner, type Transaction } from '@solana/kit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { signatureFees } from '../plan/fees.ts';
-import { checkWalletAdditions, isWalletAdditionKind, sponsorFeeRepaid, sponsorFloorHolds } from '../plan/walletAdditions.ts';
+import { sponsorFloorHolds } from '../plan/walletAdditions.ts';
 import { formatSol } from '../plan/priorityFee.ts';
-import { messageInstructions, notCinderInstruction, transferSolOf, type RelayableMessage } from '../plan/relayRules.ts';
-import type { OperationLocks } from '../store/operationLocks.ts';
+import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS, type RelayableMessage } from '../plan/relayRules.ts';
+import { canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
+import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SponsoredTurn, SponsorLedger } from '../store/sponsorLedger.ts';
 import { reportOf } from '../chain/verdicts.ts';
 import { reportLanding, type LandingOutcome, type LandingReport, type SignedForSending } from './land.ts';
 import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
+import { cannotRepaySponsor as cannotRepaySponsorError, decodeMessage, refuseMessage, sponsoredMessage, type SponsoredMessage } from './sponsoredMessage.ts';
+
+export { cannotRepaySponsor, manyOwnersNotSponsored, type SponsoredMessage } from './sponsoredMessage.ts';
 
 /**
  * How long a sponsored turn lasts at the latest: a message relayed now can land while its blockhash
@@ -79,13 +83,25 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const retryAfter = (until: number) => String(Math.max(1, Math.ceil((until - Date.now()) / 1000)));
 
 export interface SponsorPolicyDeps {
-  sponsor: Address;
+  /** The sponsor's signer (SPONSOR_KEYPAIR, loaded by src/keys/sponsor.ts): it signs here, in `cosign`, and nowhere else. */
+  signer: KeyPairSigner;
   config: Config['sponsorPolicy'];
   ledger: SponsorLedger;
   /** Sponsored sends of one wallet take turns across requests and instances. */
-  locks: Pick<OperationLocks, 'takeTurn'>;
+  locks: Pick<OperationLocks, 'withLock'>;
   metrics: Metrics;
   logger: Logger;
+}
+
+/** What `cosign` is told besides the message. */
+export interface CosignContext {
+  /** The message's place in its request (for the answer's field names). */
+  index: number;
+  /**
+   * The sponsor's balance and what this request's sponsored transactions could cost it: needed only
+   * for a message carrying a wallet's guard on the sponsor's balance (the relay reads them then).
+   */
+  floor?: { sponsorLamports: bigint; requestFeesLamports: bigint };
 }
 
 /** A token account written by a sponsored message in flight, and that message's turn. */
@@ -107,7 +123,8 @@ export function sponsoredInFlight(turn: SponsoredTurn, what = `A sponsored opera
 }
 
 export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
-  const { sponsor, config, ledger } = deps;
+  const { config, ledger } = deps;
+  const sponsor = deps.signer.address;
   const signatureFeeLamports = signatureFees(2);
 
   function declined(owner: Address, until: number, why: string): CinderError {
@@ -143,10 +160,48 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
     }
   }
 
-  function refuseMessage(index: number, problem: string): CinderError {
-    const field = `transactions.${index}`;
-    return new CinderError('RELAY_TOKEN_INVALID', `${field} ${problem}; the fee sponsor does not sign it. Nothing was sent.`, {
-      errors: [{ field, message: problem }],
+  /**
+   * A guard's floor on the sponsor's balance holds when the sponsor, less the fees of this
+   * request's sponsored transactions and of every sponsored transaction in flight (each lost if
+   * it fails), still has it: only the sponsor's own spending can lower its balance.
+   */
+  async function assertFloorHolds(index: number, owner: Address, floor: bigint | null, sponsorLamports: bigint, requestFeesLamports: bigint): Promise<void> {
+    if (floor === null) return;
+    const { reserved } = await ledger.losses(owner, LOSS_WINDOW_MS);
+    if (sponsorFloorHolds(floor, sponsorLamports, requestFeesLamports + reserved)) return;
+    throw refuseMessage(
+      index,
+      `has a safety check its wallet added that requires the fee sponsor to hold at least ${formatSol(floor)} SOL, which it may not hold when this transaction runs ` +
+        `(it holds ${formatSol(sponsorLamports)} SOL, ${formatSol(requestFeesLamports + reserved)} SOL of it at stake in sponsored transactions): pay the fee yourself without the sponsor`,
+    );
+  }
+
+  /** Every check before the sponsor's signature, on the message exactly as it will be signed. */
+  async function check(transaction: Transaction, context: CosignContext): Promise<SponsoredMessage> {
+    const paid = sponsoredMessage(context.index, decodeMessage(context.index, transaction), sponsor, config.maxFeeLamports);
+    if (paid.sponsorFloor !== null) {
+      // A guard reading the sponsor's balance: only a relay of the owner's signed message carries one.
+      if (!context.floor) throw refuseMessage(context.index, 'has a safety check on the fee sponsor\'s balance where none can be checked');
+      await assertFloorHolds(context.index, paid.owner, paid.sponsorFloor, context.floor.sponsorLamports, context.floor.requestFeesLamports);
+    }
+    return paid;
+  }
+
+  /**
+   * The fee bound, on the most each planned transaction can cost (two signatures + its share of
+   * the priority fee): a caller's priorityFee over it is a 400 that names the bound.
+   */
+  function assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void {
+    const largest = feeUpperBounds.reduce((max, fee) => (fee > max ? fee : max), 0n);
+    if (largest <= config.maxFeeLamports) return;
+    const maxPriority = config.maxFeeLamports - signatureFeeLamports;
+    const problem =
+      `with feePayer "sponsor" the fee of each transaction is at most ${formatSol(config.maxFeeLamports)} SOL ` +
+      `(two signatures and a priority fee of at most ${formatSol(maxPriority > 0n ? maxPriority : 0n)} SOL per transaction; ` +
+      `this plan has ${feeUpperBounds.length} transaction${feeUpperBounds.length === 1 ? '' : 's'}, one would cost up to ${formatSol(largest)} SOL)`;
+    throw new CinderError('INVALID_PRIORITY_FEE', `priorityFee is too high: ${problem}. Lower priorityFee, or pay the fee yourself. Nothing was sent.`, {
+      errors: [{ field: 'priorityFee', message: problem }],
+      extensions: { maxFeeLamports: config.maxFeeLamports.toString() },
     });
   }
 
@@ -198,22 +253,29 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       if (turn) throw sponsoredInFlight(turn);
     },
 
-    /**
-     * The fee bound, on the most each planned transaction can cost (two signatures + its share of
-     * the priority fee): a caller's priorityFee over it is a 400 that names the bound.
-     */
-    assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void {
-      const largest = feeUpperBounds.reduce((max, fee) => (fee > max ? fee : max), 0n);
-      if (largest <= config.maxFeeLamports) return;
-      const maxPriority = config.maxFeeLamports - signatureFeeLamports;
-      const problem =
-        `with feePayer "sponsor" the fee of each transaction is at most ${formatSol(config.maxFeeLamports)} SOL ` +
-        `(two signatures and a priority fee of at most ${formatSol(maxPriority > 0n ? maxPriority : 0n)} SOL per transaction; ` +
-        `this plan has ${feeUpperBounds.length} transaction${feeUpperBounds.length === 1 ? '' : 's'}, one would cost up to ${formatSol(largest)} SOL)`;
-      throw new CinderError('INVALID_PRIORITY_FEE', `priorityFee is too high: ${problem}. Lower priorityFee, or pay the fee yourself. Nothing was sent.`, {
-        errors: [{ field: 'priorityFee', message: problem }],
-        extensions: { maxFeeLamports: config.maxFeeLamports.toString() },
-      });
+    assertFeeWithinBound,
+
+    assertCanPayPlan(feeUpperBounds: readonly bigint[], sponsorLamports: bigint, reserve: bigint): void {
+      assertFeeWithinBound(feeUpperBounds);
+      if (!sponsorCanPay(sponsorLamports, feeUpperBounds, reserve)) {
+        throw new CinderError('SPONSOR_UNAVAILABLE', `The fee sponsor holds ${formatSol(sponsorLamports)} SOL, too little to pay fees now. Nothing was sent; try again later.`, {
+          headers: { 'retry-after': '30' },
+        });
+      }
+    },
+
+    assertInvokesOnlyAllowed(innerPrograms: Parameters<typeof innerProgramNotAllowed>[0]): void {
+      // An extension of a mint could make a token instruction call another program.
+      const invoked = innerProgramNotAllowed(innerPrograms);
+      if (!invoked) return;
+      throw new CinderError(
+        'PROGRAM_NOT_ALLOWED',
+        `A sponsored transaction would invoke ${invoked}; the fee sponsor pays only for ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} at any depth. Nothing was sent.`,
+      );
+    },
+
+    assertRepaid(ownerLamports: bigint, transactions: readonly { returnsLamports: bigint; feeLamports: bigint }[], reserve: bigint): void {
+      for (const t of transactions) if (!canRepaySponsor(ownerLamports, t.returnsLamports, t.feeLamports, reserve)) throw cannotRepaySponsorError();
     },
 
     /**
@@ -272,63 +334,18 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       return found;
     },
 
-    /**
-     * Is this a message the sponsor would pay for? (Behind the relay token, on its own: a token
-     * minted with a leaked secret still buys nothing else.) Returns its fee and the owner who repays it.
-     */
-    paysFor(index: number, message: RelayableMessage): { feeLamports: bigint; owner: Address; sponsorFloor: bigint | null } {
-      if (message.version === 0 && (message.addressTableLookups?.length ?? 0) > 0) throw refuseMessage(index, 'uses address lookup tables');
-      // The message as signed: what the wallet added is judged first (the sponsor only ever the
-      // account a guard reads for a lower bound or a key-holder-only property), then Cinder's part.
-      const verdict = checkWalletAdditions(null, message, sponsor);
-      if (!verdict.ok) throw refuseMessage(index, `holds what a wallet may not add: ${verdict.reason}`);
-      const { computeBudget, sponsorFloor } = verdict.additions;
-      if (computeBudget.computeUnitLimit === null) throw refuseMessage(index, 'sets no compute unit limit');
-      const instructions = messageInstructions(message);
-      let repaid = 0n;
-      let owner: Address | null = null;
-      for (const instruction of instructions) {
-        // Accepted additions (guards, a Memo) name the sponsor only as checkWalletAdditions allows.
-        if (isWalletAdditionKind(instruction)) continue;
-        const why = notCinderInstruction(instruction, sponsor);
-        if (why) throw refuseMessage(index, `has instruction ${instruction.index}, which ${why}`);
-        const transfer = transferSolOf(instruction);
-        if (transfer) {
-          if (owner !== null && transfer.from !== owner) throw refuseMessage(index, 'repays the fee sponsor from more than one account');
-          owner = transfer.from;
-          repaid += transfer.lamports;
-        } else if (instruction.accounts.includes(sponsor)) {
-          throw refuseMessage(index, `uses the fee sponsor ${sponsor} in an instruction other than its repayment`);
-        }
-      }
-      const fee = sponsorFeeRepaid(message.header.numSignerAccounts, computeBudget, repaid);
-      if (fee.feeLamports > config.maxFeeLamports) {
-        throw refuseMessage(index, `pays a fee of ${formatSol(fee.feeLamports)} SOL, over the fee sponsor's bound of ${formatSol(config.maxFeeLamports)} SOL`);
-      }
-      if (owner === null) throw refuseMessage(index, `repays the fee sponsor nothing of its ${formatSol(fee.feeLamports)} SOL fee`);
-      if (!fee.ok) {
-        // A unit price above 0 is what a wallet sets on its own: say what the person can do about it.
-        const hint = computeBudget.computeUnitPriceMicroLamports > 0n ? `: ${fee.reason}` : '';
-        throw refuseMessage(index, `repays the fee sponsor ${formatSol(repaid)} SOL of its ${formatSol(fee.feeLamports)} SOL fee${hint}`);
-      }
-      return { feeLamports: fee.feeLamports, owner, sponsorFloor };
+    paysFor(index: number, message: RelayableMessage): SponsoredMessage {
+      return sponsoredMessage(index, message, sponsor, config.maxFeeLamports);
     },
 
-    /**
-     * A guard's floor on the sponsor's balance holds when the sponsor, less the fees of this
-     * request's sponsored transactions and of every sponsored transaction in flight (each lost if
-     * it fails), still has it: only the sponsor's own spending can lower its balance.
-     */
-    async assertFloorHolds(index: number, owner: Address, floor: bigint | null, sponsorLamports: bigint, requestFeesLamports: bigint): Promise<void> {
-      if (floor === null) return;
-      const { reserved } = await ledger.losses(owner, LOSS_WINDOW_MS);
-      if (sponsorFloorHolds(floor, sponsorLamports, requestFeesLamports + reserved)) return;
-      throw refuseMessage(
-        index,
-        `has a safety check its wallet added that requires the fee sponsor to hold at least ${formatSol(floor)} SOL, which it may not hold when this transaction runs ` +
-          `(it holds ${formatSol(sponsorLamports)} SOL, ${formatSol(requestFeesLamports + reserved)} SOL of it at stake in sponsored transactions): pay the fee yourself without the sponsor`,
-      );
+    check,
+
+    async cosign(transaction: Transaction, context: CosignContext): Promise<{ transaction: Transaction; paid: SponsoredMessage }> {
+      const paid = await check(transaction, context);
+      // The one place the sponsor's key signs, and only after every check above passed.
+      return { transaction: await partiallySignTransaction([deps.signer.keyPair], transaction), paid };
     },
+
 
     /**
      * Sends a wallet's sponsored transactions one after another (each after the previous landed),
@@ -348,7 +365,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       },
     ): Promise<SponsoredOutcome[]> {
       await assertNotBarred(owner);
-      return deps.locks.takeTurn(
+      return deps.locks.withLock(
         `sponsored-send:${owner}`,
         async (turnLock) => {
           const outcomes: SponsoredOutcome[] = [];
@@ -411,7 +428,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
           busyCode: 'SPONSORED_OPERATION_IN_PROGRESS',
           busyDetail:
             'Another sponsored transaction of this wallet is landing, or was sent and may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
-          maxWaitMs: Math.max(0, Math.floor((options.deadline - Date.now()) / 2)),
+          maxWaitMs: turnWaitMs(options.deadline),
           keepWhile: (outcomes) => outcomes.some((o) => o.kind === 'unknown'),
         },
       );
@@ -429,6 +446,12 @@ export interface SponsorPolicy {
   admit(owner: Address): Promise<void>;
   /** Throws a 400 naming the bound when the most a planned transaction can cost is over the sponsor's fee bound. */
   assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void;
+  /** Before any simulation of a sponsored plan: the fee bound on each transaction, and a sponsor balance that pays the largest and keeps its reserve (else 503). */
+  assertCanPayPlan(feeUpperBounds: readonly bigint[], sponsorLamports: bigint, reserve: bigint): void;
+  /** What the sponsor pays for runs only the allowed programs, at every depth (from a simulation's inner instructions). */
+  assertInvokesOnlyAllowed(innerPrograms: Parameters<typeof innerProgramNotAllowed>[0]): void;
+  /** Each sponsored transaction repays the sponsor its exact fee out of the owner's closes, leaving the owner a valid balance. */
+  assertRepaid(ownerLamports: bigint, transactions: readonly { returnsLamports: bigint; feeLamports: bigint }[], reserve: bigint): void;
   /** Starts (or, for the same `group`, grows) the wallet's turn with these signed messages; returns the identities it added, 409 when another operation has the turn. */
   beginTurn(
     owner: Address,
@@ -448,9 +471,17 @@ export interface SponsorPolicy {
    * Throws unless the sponsor would pay for this message as signed (wallet additions included);
    * returns its fee, the owner who repays it, and the lowest sponsor balance its guards assert (or null).
    */
-  paysFor(index: number, message: RelayableMessage): { feeLamports: bigint; owner: Address; sponsorFloor: bigint | null };
-  /** Throws unless the sponsor still holds `floor` after this request's fees and every sponsored fee in flight are lost. */
-  assertFloorHolds(index: number, owner: Address, floor: bigint | null, sponsorLamports: bigint, requestFeesLamports: bigint): Promise<void>;
+  paysFor(index: number, message: RelayableMessage): SponsoredMessage;
+  /**
+   * Every check of `cosign` (what the sponsor pays for, and a guard's floor on its balance), without
+   * the signature: prepare asks it of each sponsored message before handing it out.
+   */
+  check(transaction: Transaction, context: CosignContext): Promise<SponsoredMessage>;
+  /**
+   * The one signing point of the sponsor's key: every check of `check`, on this very message, then
+   * the sponsor's signature (the other signatures as they were). The keyed doors and the relay ask it.
+   */
+  cosign(transaction: Transaction, context: CosignContext): Promise<{ transaction: Transaction; paid: SponsoredMessage }>;
   /** Sends a wallet's sponsored transactions one after another under its turn, each fee reserved against the loss cap first; returns each one's outcome. */
   land(
     owner: Address,

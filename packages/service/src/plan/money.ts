@@ -29,16 +29,21 @@ export function missingForFees(balance: bigint, fees: readonly bigint[], reserve
   return total + reserve - balance;
 }
 
-/** The owner pays: 400 INSUFFICIENT_SOL_FOR_FEE, saying how much is missing, when it cannot. */
-export function assertOwnerCanPay(owner: Address, balance: bigint, fees: readonly bigint[], reserve: bigint): void {
+/**
+ * The payer check of every path: 400 INSUFFICIENT_SOL_FOR_FEE, saying how much is missing, when
+ * `payer` cannot pay `fees` and keep a valid balance. `who` names it in the sentence (the owner's
+ * address, or "The fee payer …" of a many-owner job); `field`, the request's field that gave it.
+ */
+export function assertPayerCanPay(who: string, balance: bigint, fees: readonly bigint[], reserve: bigint, field?: string): void {
   const missing = missingForFees(balance, fees, reserve);
   if (missing === 0n) return;
   const total = fees.reduce((sum, fee) => sum + fee, 0n);
   throw new CinderError(
     'INSUFFICIENT_SOL_FOR_FEE',
-    `${owner} holds ${formatSol(balance)} SOL; the fees are ${formatSol(total)} SOL and a fee payer must keep ${formatSol(reserve)} SOL ` +
+    `${who} holds ${formatSol(balance)} SOL; the fees are ${formatSol(total)} SOL and a fee payer must keep ${formatSol(reserve)} SOL ` +
       `(the rent-exempt minimum) or end at exactly 0, so ${formatSol(missing)} SOL more is needed. Nothing was sent.`,
     {
+      ...(field ? { errors: [{ field, message: `needs ${formatSol(missing)} SOL more to pay every fee` }] } : {}),
       extensions: {
         balanceLamports: balance.toString(),
         feeLamports: total.toString(),
@@ -48,6 +53,10 @@ export function assertOwnerCanPay(owner: Address, balance: bigint, fees: readonl
     },
   );
 }
+
+/** The owner pays: the payer check, naming the owner. */
+export const assertOwnerCanPay = (owner: Address, balance: bigint, fees: readonly bigint[], reserve: bigint): void =>
+  assertPayerCanPay(owner, balance, fees, reserve);
 
 /** 400 FEE_EXCEEDS_RECLAIM when the fees are larger than what comes back, unless the caller accepts a net loss. */
 export function assertFeeWithinReclaim(returnsLamports: bigint, feeLamports: bigint, allowNetLoss: boolean): void {

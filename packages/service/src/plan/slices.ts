@@ -13,6 +13,17 @@ export const endOfSlice = (index: number): boolean => index % ITEMS_PER_SLICE ==
 
 export { nextTurn };
 
+/**
+ * Simulations of one job in flight at once, on every path that simulates: a wallet of thousands of
+ * accounts (or a job of a thousand owners) is a hundred transactions, which must neither flood the
+ * RPC nor build every message in one turn of the event loop (each lane builds one message, then
+ * waits for its simulation).
+ */
+export const SIMULATIONS_AT_ONCE = 8;
+
+/** Transactions compiled or signed in one turn of the event loop at most (a millisecond or so each). */
+export const COMPILES_PER_SLICE = 8;
+
 /** `items.map(map)`, a slice at a time: `perSlice` items (fewer when each is costlier, e.g. compiling a transaction). */
 export async function mapInSlices<T, R>(items: readonly T[], map: (item: T) => R, perSlice = ITEMS_PER_SLICE): Promise<R[]> {
   const results: R[] = [];

@@ -37,6 +37,13 @@ import { CinderError, ERROR_CODES, type CinderErrorCode } from '../errors.ts';
 
 export type BusyCode = 'BURN_IN_PROGRESS' | 'RECLAIM_IN_PROGRESS' | 'SPONSORED_OPERATION_IN_PROGRESS';
 
+/** How long an operation waits for its turn: half of what is left before its deadline (the other half is for its own work). */
+export const turnWaitMs = (deadline: number): number => Math.max(0, Math.floor((deadline - Date.now()) / 2));
+
+/** The 409 detail of an owner whose turn another burn or reclaim holds (one owner's doors and many-owner jobs alike). */
+export const ownerBusyDetail = (owner = 'this wallet'): string =>
+  `Another burn or reclaim of ${owner} is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.`;
+
 export interface RunOptions<T = unknown> {
   busyCode: BusyCode;
   /** How long a caller waits for a lock held by another instance before answering 409. */
@@ -68,7 +75,7 @@ export interface TurnOptions<T = unknown> extends RunOptions<T> {
 
 export interface OperationLocks {
   /** One at a time per key: a second caller waits its turn, then runs its own `fn`, or joins the same operation (`joinAs`). */
-  takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: TurnOptions<T>): Promise<T>;
+  withLock<T>(key: string, fn: (lock: HeldLock) => Promise<T>, options: TurnOptions<T>): Promise<T>;
 }
 
 export interface OperationLocksOptions {
@@ -350,7 +357,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
   }
 
   return {
-    takeTurn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>): Promise<T> {
+    withLock<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>): Promise<T> {
       const hold = { until: 0 };
       if (turnOptions.joinAs === undefined) return turn(key, fn, turnOptions, hold);
       const operation = `${key}\n${turnOptions.joinAs}`;

@@ -21,9 +21,8 @@ const logger = pino({ level: 'silent' });
 const defaults = loadConfig({}).sponsorPolicy;
 
 async function policyWith(ledger: SponsorLedger, config: Partial<typeof defaults> = {}) {
-  const sponsor = (await generateKeyPairSigner()).address;
   return createSponsorPolicy({
-    sponsor,
+    signer: await generateKeyPairSigner(),
     config: { ...defaults, ...config },
     ledger,
     locks: createOperationLocks({ redis: null, logger }),

@@ -47,14 +47,14 @@ describe('operation locks in one process (no Redis)', () => {
       calls++;
       return release.promise;
     };
-    const first = locks.takeTurn(key, fn, burn);
-    const second = locks.takeTurn(key, fn, burn);
+    const first = locks.withLock(key, fn, burn);
+    const second = locks.withLock(key, fn, burn);
     release.resolve({ lamports: 2_039_280n });
     const [a, b] = await Promise.all([first, second]);
     assert.equal(calls, 1);
     assert.equal(a, b, 'the very same result object');
     // Once finished, the key is free: a later run runs again.
-    assert.deepEqual(await locks.takeTurn(key, async () => ({ lamports: 1n }), burn), { lamports: 1n });
+    assert.deepEqual(await locks.withLock(key, async () => ({ lamports: 1n }), burn), { lamports: 1n });
   });
 
   it('a joined run gets the same error', async () => {
@@ -65,8 +65,8 @@ describe('operation locks in one process (no Redis)', () => {
       calls++;
       return release.promise;
     };
-    const first = locks.takeTurn(key, fn, burn);
-    const second = locks.takeTurn(key, fn, burn);
+    const first = locks.withLock(key, fn, burn);
+    const second = locks.withLock(key, fn, burn);
     const error = new CinderError('NO_TOKEN_ACCOUNT', 'none');
     release.reject(error);
     await assert.rejects(first, (e) => e === error);
@@ -80,14 +80,14 @@ describe('operation locks in one process (no Redis)', () => {
     const keepWhile = (r: { status: string }) => r.status === 'pending';
     const pending = { status: 'pending', signature: 'sig-1' };
     assert.equal(
-      await held.takeTurn(key, async (lock) => {
+      await held.withLock(key, async (lock) => {
         await lock.holdForLanding();
         return pending;
       }, { ...burn, keepWhile }),
       pending,
     );
     let calls = 0;
-    const again = () => held.takeTurn(key, async () => ({ status: `ran ${++calls}`, signature: 'sig-2' }), { ...burn, keepWhile });
+    const again = () => held.withLock(key, async () => ({ status: `ran ${++calls}`, signature: 'sig-2' }), { ...burn, keepWhile });
     assert.equal(await again(), pending, 'the pending burn answers, no second transaction');
     assert.equal(calls, 0);
     await sleep(400);
@@ -98,24 +98,24 @@ describe('operation locks in one process (no Redis)', () => {
     const held = createOperationLocks({ redis: null, logger, landingHoldMs: 60_000 });
     const key = newKey();
     const keepWhile = (r: string) => r === 'pending';
-    await held.takeTurn(key, async (lock) => {
+    await held.withLock(key, async (lock) => {
       await lock.holdForLanding();
       return 'success';
     }, { ...burn, keepWhile });
-    assert.equal(await held.takeTurn(key, async () => 'ran', { ...burn, keepWhile }), 'ran');
+    assert.equal(await held.withLock(key, async () => 'ran', { ...burn, keepWhile }), 'ran');
   });
 
   it('turns: a second caller with the key waits for the first to end, then runs its own fn', async () => {
     const key = newKey();
     const events: string[] = [];
     const first = gate<string>();
-    const a = locks.takeTurn(key, async () => {
+    const a = locks.withLock(key, async () => {
       events.push('a starts');
       const value = await first.promise;
       events.push('a ends');
       return value;
     }, turn);
-    const b = locks.takeTurn(key, async () => {
+    const b = locks.withLock(key, async () => {
       events.push('b starts');
       return 'b';
     }, turn);
@@ -130,29 +130,29 @@ describe('operation locks in one process (no Redis)', () => {
     const held = createOperationLocks({ redis: null, logger, landingHoldMs: 60_000 });
     const key = newKey();
     const keepWhile = (r: string) => r === 'pending';
-    assert.equal(await held.takeTurn(key, async (lock) => {
+    assert.equal(await held.withLock(key, async (lock) => {
       await lock.holdForLanding();
       return 'pending';
     }, { ...turn, keepWhile }), 'pending');
     let calls = 0;
     await assert.rejects(
-      held.takeTurn(key, async () => String(++calls), { ...turn, maxWaitMs: 100, keepWhile }),
+      held.withLock(key, async () => String(++calls), { ...turn, maxWaitMs: 100, keepWhile }),
       (e: unknown) => e instanceof CinderError && e.code === 'RECLAIM_IN_PROGRESS' && e.status === 409 && e.message === turn.busyDetail && e.headers['retry-after'] === '2',
     );
     assert.equal(calls, 0);
     // A final result frees the turn at once.
     const other = newKey();
-    await held.takeTurn(other, async (lock) => {
+    await held.withLock(other, async (lock) => {
       await lock.holdForLanding();
       return 'success';
     }, { ...turn, keepWhile });
-    assert.equal(await held.takeTurn(other, async () => 'ran', { ...turn, maxWaitMs: 0, keepWhile }), 'ran');
+    assert.equal(await held.withLock(other, async () => 'ran', { ...turn, maxWaitMs: 0, keepWhile }), 'ran');
   });
 
   it('different keys do not wait for each other', async () => {
     const blocked = gate<string>();
-    const slow = locks.takeTurn(newKey(), () => blocked.promise, burn);
-    assert.equal(await locks.takeTurn(newKey(), async () => 'other mint', burn), 'other mint');
+    const slow = locks.withLock(newKey(), () => blocked.promise, burn);
+    assert.equal(await locks.withLock(newKey(), async () => 'other mint', burn), 'other mint');
     blocked.resolve('first');
     assert.equal(await slow, 'first');
   });
@@ -161,15 +161,15 @@ describe('operation locks in one process (no Redis)', () => {
     const key = newKey();
     const release = gate<string>();
     const events: string[] = [];
-    const first = locks.takeTurn(key, () => {
+    const first = locks.withLock(key, () => {
       events.push('burn runs');
       return release.promise;
     }, burn);
-    const duplicate = locks.takeTurn(key, async () => {
+    const duplicate = locks.withLock(key, async () => {
       events.push('duplicate runs');
       return 'duplicate';
     }, burn);
-    const other = locks.takeTurn(key, async () => {
+    const other = locks.withLock(key, async () => {
       events.push('other runs');
       return 'other';
     }, { ...burn, joinAs: 'reclaim' });
@@ -213,11 +213,11 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<{ signatures: string[]; feeLamports: bigint }>();
-    const first = a.takeTurn(key, () => release.promise, burn);
+    const first = a.withLock(key, () => release.promise, burn);
     await sleep(50); // A holds the lock
     assert.notEqual(await lockValue(key), '$-1', 'A holds the lock in Redis');
     let bCalls = 0;
-    const second = b.takeTurn(
+    const second = b.withLock(
       key,
       async () => {
         bCalls++;
@@ -238,9 +238,9 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<never>();
-    const first = a.takeTurn(key, () => release.promise, burn);
+    const first = a.withLock(key, () => release.promise, burn);
     await sleep(50);
-    const second = b.takeTurn(key, async () => 'ran', burn);
+    const second = b.withLock(key, async () => 'ran', burn);
     release.reject(new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node did not answer; nothing was sent.', { headers: { 'retry-after': '5' } }));
     // Both handlers at once: the waiter may learn the outcome before the holder's rejection is seen
     // here, and a rejection with no handler yet fails the test run.
@@ -261,11 +261,11 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<string>();
-    const first = a.takeTurn(key, () => release.promise, burn);
+    const first = a.withLock(key, () => release.promise, burn);
     await sleep(50);
     let bCalls = 0;
     await assert.rejects(
-      b.takeTurn(key, async () => String(++bCalls), { ...burn, busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 150 }),
+      b.withLock(key, async () => String(++bCalls), { ...burn, busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 150 }),
       (e: unknown) => {
         assert.ok(e instanceof CinderError);
         assert.equal(e.code, 'RECLAIM_IN_PROGRESS');
@@ -284,12 +284,12 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
     const key = newKey();
     const release = gate<string>();
-    const first = a.takeTurn(key, () => release.promise, burn);
+    const first = a.withLock(key, () => release.promise, burn);
     await sleep(1000); // more than three TTLs
     const ttl = Number((await redis.command(`PTTL cinder:lock:${key}`)).replace(/^:/, ''));
     assert.ok(ttl > 0, `the lock is still held (PTTL ${ttl})`);
     let bCalls = 0;
-    await assert.rejects(b.takeTurn(key, async () => String(++bCalls), { ...burn, maxWaitMs: 100 }), { code: 'BURN_IN_PROGRESS' });
+    await assert.rejects(b.withLock(key, async () => String(++bCalls), { ...burn, maxWaitMs: 100 }), { code: 'BURN_IN_PROGRESS' });
     assert.equal(bCalls, 0);
     release.resolve('done');
     assert.equal(await first, 'done');
@@ -300,7 +300,7 @@ describe('operation locks across instances (one real Redis)', () => {
     const key = newKey();
     await redis.command(`SET cinder:lock:${key} dead-instance-token PX 200`);
     let bCalls = 0;
-    assert.equal(await b.takeTurn(key, async () => `ran ${++bCalls}`, burn), 'ran 1');
+    assert.equal(await b.withLock(key, async () => `ran ${++bCalls}`, burn), 'ran 1');
   });
 
   it('held for landing with a pending result: the lock stays and other instances get that result', async () => {
@@ -309,7 +309,7 @@ describe('operation locks across instances (one real Redis)', () => {
     const keepWhile = (r: { status: string; fee: bigint }) => r.status === 'pending';
     const pending = { status: 'pending', fee: 5000n };
     assert.deepEqual(
-      await a.takeTurn(key, async (lock) => {
+      await a.withLock(key, async (lock) => {
         await lock.holdForLanding();
         return pending;
       }, { ...burn, keepWhile }),
@@ -319,11 +319,11 @@ describe('operation locks across instances (one real Redis)', () => {
     const ttl = Number((await redis.command(`PTTL cinder:lock:${key}`)).replace(/^:/, ''));
     assert.ok(ttl > 1000, `held for landing (PTTL ${ttl})`);
     let bCalls = 0;
-    assert.deepEqual(await b.takeTurn(key, async () => ({ status: `ran ${++bCalls}`, fee: 1n }), { ...burn, keepWhile }), pending);
+    assert.deepEqual(await b.withLock(key, async () => ({ status: `ran ${++bCalls}`, fee: 1n }), { ...burn, keepWhile }), pending);
     assert.equal(bCalls, 0);
     // A final result is released at once.
     const other = newKey();
-    await a.takeTurn(other, async (lock) => {
+    await a.withLock(other, async (lock) => {
       await lock.holdForLanding();
       return { status: 'success', fee: 5000n };
     }, { ...burn, keepWhile });
@@ -334,17 +334,17 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
     const key = newKey();
     const keepWhile = (r: string) => r === 'pending';
-    assert.equal(await a.takeTurn(key, async (lock) => {
+    assert.equal(await a.withLock(key, async (lock) => {
       await lock.holdForLanding();
       return 'pending';
     }, { ...burn, keepWhile }), 'pending');
     let bCalls = 0;
     await assert.rejects(
-      b.takeTurn(key, async () => String(++bCalls), { ...burn, joinAs: 'reclaim', busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 300, keepWhile }),
+      b.withLock(key, async () => String(++bCalls), { ...burn, joinAs: 'reclaim', busyCode: 'RECLAIM_IN_PROGRESS', maxWaitMs: 300, keepWhile }),
       { code: 'RECLAIM_IN_PROGRESS' },
     );
     assert.equal(bCalls, 0);
-    assert.equal(await b.takeTurn(key, async () => String(++bCalls), { ...burn, keepWhile }), 'pending', 'the same operation joins it');
+    assert.equal(await b.withLock(key, async () => String(++bCalls), { ...burn, keepWhile }), 'pending', 'the same operation joins it');
     assert.equal(bCalls, 0);
   });
 
@@ -354,7 +354,7 @@ describe('operation locks across instances (one real Redis)', () => {
     const b = await instance({ lockTtlMs: 300 });
     const key = newKey();
     const sent = gate<void>();
-    void a.takeTurn(key, async (lock) => {
+    void a.withLock(key, async (lock) => {
       await lock.holdForLanding();
       sent.resolve();
       return new Promise<never>(() => {}); // never finishes: the instance dies here
@@ -363,7 +363,7 @@ describe('operation locks across instances (one real Redis)', () => {
     holderClient.disconnect(); // no heartbeat, no release: as after kill -9
     await sleep(600);
     let bCalls = 0;
-    await assert.rejects(b.takeTurn(key, async () => String(++bCalls), { ...burn, maxWaitMs: 300 }), { code: 'BURN_IN_PROGRESS' });
+    await assert.rejects(b.withLock(key, async () => String(++bCalls), { ...burn, maxWaitMs: 300 }), { code: 'BURN_IN_PROGRESS' });
     assert.equal(bCalls, 0);
   });
 
@@ -371,11 +371,11 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<string>();
-    const first = a.takeTurn(key, () => release.promise, turn);
+    const first = a.withLock(key, () => release.promise, turn);
     await sleep(50);
     assert.notEqual(await lockValue(key), '$-1', 'A holds the turn in Redis');
     let bRan = false;
-    const second = b.takeTurn(key, async () => {
+    const second = b.withLock(key, async () => {
       bRan = true;
       return 'b';
     }, turn);
@@ -390,20 +390,20 @@ describe('operation locks across instances (one real Redis)', () => {
     const [a, b] = await Promise.all([instance({ lockTtlMs: 300 }), instance({ lockTtlMs: 300 })]);
     const key = newKey();
     const keepWhile = (r: string) => r === 'pending';
-    assert.equal(await a.takeTurn(key, async (lock) => {
+    assert.equal(await a.withLock(key, async (lock) => {
       await lock.holdForLanding();
       return 'pending';
     }, { ...turn, keepWhile }), 'pending');
     await sleep(600); // two lock TTLs: without the hold the turn would be free
     let bCalls = 0;
-    await assert.rejects(b.takeTurn(key, async () => String(++bCalls), { ...turn, maxWaitMs: 200, keepWhile }), { code: 'RECLAIM_IN_PROGRESS', message: turn.busyDetail });
+    await assert.rejects(b.withLock(key, async () => String(++bCalls), { ...turn, maxWaitMs: 200, keepWhile }), { code: 'RECLAIM_IN_PROGRESS', message: turn.busyDetail });
     assert.equal(bCalls, 0);
   });
 
   it('release deletes only its own lock (compare-and-delete)', async () => {
     const a = await instance();
     const key = newKey();
-    await a.takeTurn(
+    await a.withLock(
       key,
       async () => {
         // As if A's lock had expired and another instance had taken it.
@@ -421,7 +421,7 @@ describe('operation locks across instances (one real Redis)', () => {
     try {
       let calls = 0;
       await assert.rejects(
-        a.takeTurn(newKey(), async () => String(++calls), burn),
+        a.withLock(newKey(), async () => String(++calls), burn),
         (e: unknown) => {
           assert.ok(e instanceof CinderError);
           assert.equal(e.code, 'SERVICE_UNAVAILABLE');

@@ -5,8 +5,8 @@ import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { OperationResult, Pipeline } from '../../operations/pipeline.ts';
 import {
   AllowNetLossField,
-  formA,
-  formASchema,
+  operationAnswer,
+  operationAnswerSchema,
   OperationDetailsFields,
   operationDetails,
   parseAddress,
@@ -27,7 +27,7 @@ export const BurnRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const BurnResponseSchema = formASchema(
+export const BurnResponseSchema = operationAnswerSchema(
   Type.Object({
     ...OperationDetailsFields,
     mint: Type.String(),
@@ -45,7 +45,7 @@ export const BurnResponseSchema = formASchema(
 
 export function toBurnResponse(result: OperationResult, mint: { address: string; tokenProgram: string; decimals: number }) {
   const details = operationDetails(result);
-  return formA(result, {
+  return operationAnswer(result, {
     ...details,
     mint: mint.address,
     tokenProgram: mint.tokenProgram,
@@ -110,7 +110,7 @@ export function registerBurnTokensRoute(
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
       // One operation per owner at a time, a duplicate joining the first (money rules): see executeKeyed.
       const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
-        door: { kind: 'burn', mint: mintAddress },
+        operation: { kind: 'burn', mint: mintAddress },
         priorityFeeLamports,
         allowNetLoss: allowNetLoss ?? false,
       });

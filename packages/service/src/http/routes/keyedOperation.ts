@@ -8,16 +8,35 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import type { KeyPairSigner } from '@solana/kit';
+import { CinderError, type FieldProblem } from '../../errors.ts';
 import { parsePrivateKeyWithForm, type PrivateKeyInput } from '../../keys/parsePrivateKey.ts';
-import type { Door, Pipeline } from '../../operations/pipeline.ts';
+import type { OperationKind, Pipeline } from '../../operations/pipeline.ts';
+
+/** A keyed door's deadline: the operation deadline, counted from the request's arrival. */
+export const keyedDeadline = (config: Pick<Config, 'operationDeadlineMs'>, reply: FastifyReply): number =>
+  Date.now() + config.operationDeadlineMs - Math.round(reply.elapsedTime);
+
+/**
+ * One key field of a request with many (a keyed reclaim of many wallets): the signer, or the
+ * field's problem, so that every bad key of the request is named at once. Never echoes the key.
+ */
+export async function parseKeyField(input: PrivateKeyInput, field: string): Promise<{ signer: KeyPairSigner; isSeed: boolean } | FieldProblem> {
+  try {
+    return await parsePrivateKeyWithForm(input);
+  } catch (error) {
+    if (!(error instanceof CinderError)) throw error;
+    return { field, message: error.errors?.[0]?.message ?? 'is not a valid private key' };
+  }
+}
 
 export async function executeKeyed(
   { config, pipeline }: { config: Pick<Config, 'operationDeadlineMs'>; pipeline: Pipeline },
   { request, reply }: { request: FastifyRequest; reply: FastifyReply },
   userPrivateKey: PrivateKeyInput,
-  operation: { door: Door; priorityFeeLamports: bigint; allowNetLoss: boolean },
+  operation: { operation: OperationKind; priorityFeeLamports: bigint; allowNetLoss: boolean },
 ) {
-  const deadline = Date.now() + config.operationDeadlineMs - Math.round(reply.elapsedTime);
+  const deadline = keyedDeadline(config, reply);
   const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);
   return pipeline.execute({ owner: signer.address, ...operation, feePayer: 'auto', keyIsSeed: isSeed }, signer, {
     deadline,

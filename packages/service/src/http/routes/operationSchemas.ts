@@ -157,12 +157,13 @@ export function parseBurnList(values: readonly string[] | undefined, field = 'bu
   return [...new Set(mints)];
 }
 
-const u64 = (n: bigint) => n.toString();
+/** A u64 amount in JSON: a decimal string. */
+export const u64 = (n: bigint): string => n.toString();
 /** A slot in JSON: a number (slots stay far below 2^53), or null when the transaction did not land. */
 export const slotJson = (slot: bigint | null) => (slot === null ? null : Number(slot));
 
-/** The schema of formA's answer; `details` differ per operation. */
-export function formASchema<D extends TSchema>(details: D, descriptions: { transactionId: string; message?: string }) {
+/** The schema of operationAnswer's answer; `details` differ per operation. */
+export function operationAnswerSchema<D extends TSchema>(details: D, descriptions: { transactionId: string; message?: string }) {
   return Type.Object({
     transactionId: Type.String({ description: descriptions.transactionId }),
     status: StatusField,
@@ -173,7 +174,7 @@ export function formASchema<D extends TSchema>(details: D, descriptions: { trans
 }
 
 /** The specification's Form A (transactionId, status, message), its Form B alias tx_hash, and the details. */
-export function formA<D>(result: { signatures: readonly string[]; status: string; message: string }, details: D) {
+export function operationAnswer<D>(result: { signatures: readonly string[]; status: string; message: string }, details: D) {
   const transactionId = result.signatures[0]!;
   return { transactionId, status: result.status, message: result.message, tx_hash: transactionId, details };
 }
@@ -267,21 +268,28 @@ export function accountPreviewOf(a: AccountAction) {
   };
 }
 
+/** How many accounts of a preview take each action (one owner's preview, and each owner's of many). */
+export function actionCounts(actions: readonly AccountAction[]) {
+  const count = (kind: AccountAction['action']) => actions.filter((a) => a.action === kind).length;
+  return {
+    accounts: actions.length,
+    close: count('close'),
+    burn_and_close: count('burn_and_close'),
+    unwrap: count('unwrap'),
+    withdraw_excess: count('withdraw_excess'),
+    keep: count('keep'),
+    skip: count('skip'),
+  };
+}
+
 export function previewOf(planned: PlannedOperation) {
-  const { actions, plan, problem: blocker } = planned;
-  const count = (kind: string) => actions.filter((a) => a.action === kind).length;
-  const net = netOf(plan ? plan.transactions.flatMap((t) => t.planned.actions) : [], plan?.feeLamports ?? 0n);
+  const { actions, compiled: plan, problem: blocker } = planned;
+  const net = netOf(plan ? plan.transactions.flatMap((t) => t.packed.actions) : [], plan?.feeLamports ?? 0n);
   return {
     owner: planned.state.owner,
     accounts: actions.map(accountPreviewOf),
     summary: {
-      accounts: actions.length,
-      close: count('close'),
-      burn_and_close: count('burn_and_close'),
-      unwrap: count('unwrap'),
-      withdraw_excess: count('withdraw_excess'),
-      keep: count('keep'),
-      skip: count('skip'),
+      ...actionCounts(actions),
       transactions: plan?.transactions.length ?? 0,
       reclaimLamports: u64(net.reclaimedLamports),
       excessLamports: u64(net.excessWithdrawnLamports),

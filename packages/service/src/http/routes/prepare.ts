@@ -10,8 +10,13 @@ import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import type { CinderErrorCode } from '../../errors.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
-import { issueRelayToken } from '../../operations/relayToken.ts';
+import { issueRelayToken, RELAY_TOKEN_LIFETIME_MS } from '../../operations/relayToken.ts';
+import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
+import { manyOwnersNotSponsored } from '../../operations/sponsorPolicy.ts';
+import { getBase64EncodedWireTransaction } from '@solana/kit';
+import { formatSol } from '../../plan/priorityFee.ts';
 import {
+  addressChecks,
   AllowNetLossField,
   BurnListField,
   FeePayerField,
@@ -24,9 +29,61 @@ import {
   problem,
   SignerField,
   U64,
+  u64,
   WithdrawExcessField,
 } from './operationSchemas.ts';
-import { chooseForm, eitherForm, manyOwnersBodyLimit, prepareManyHandler, prepareManyRequestSchema, PrepareManyResponseSchema, type ReclaimManyRouteDeps } from './reclaimMany.ts';
+import { chooseForm, eitherForm, manyOwnersBodyLimit, prepareManyRequestSchema, PrepareManyResponseSchema, skippedJson, type ReclaimManyRouteDeps } from './reclaimMany.ts';
+
+/** POST /api/reclaim_rent/prepare with `owners` (its route is below, beside the one-owner form). */
+async function prepareManyHandler(
+  { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
+  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean },
+) {
+  if (body.feePayer === 'sponsor') throw manyOwnersNotSponsored();
+  const checks = addressChecks();
+  const owners = checks.list(body.owners, 'owners', 'INVALID_OWNER', 'owner');
+  const feePayer = checks.address(body.feePayer, 'feePayer', 'INVALID_OWNER');
+  const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
+  const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');
+  checks.done();
+  const job = {
+    owners,
+    feePayer,
+    destination,
+    burn: [...new Set(burn)],
+    priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
+    allowNetLoss: body.allowNetLoss ?? false,
+  };
+  // Refused over MAX_PREPARED_TRANSACTIONS from the packing, before any simulation (operations/reclaimMany.ts).
+  const { plan, transactions } = await reclaimMany.prepare(job);
+  // One relay token per group of transactions that fits one relay request: each proves the
+  // service prepared these exact messages (their closes pay out to the destination, not the owner).
+  const expiresAt = Date.now() + RELAY_TOKEN_LIFETIME_MS;
+  const tokens: string[] = [];
+  for (let i = 0; i < transactions.length; i += MAX_RELAY_TRANSACTIONS) {
+    tokens.push(issueRelayToken(serverSecret, transactions.slice(i, i + MAX_RELAY_TRANSACTIONS).map((t) => t.messageBytes), expiresAt));
+  }
+  return {
+    transactions: plan.transactions.map((t, i) => ({
+      transaction: getBase64EncodedWireTransaction(transactions[i]!),
+      signers: [...new Set([feePayer, ...t.owners])],
+      owners: t.owners,
+      closedAccounts: t.actions.map((a) => a.action.account.address),
+      computeUnitLimit: t.computeUnitLimit,
+      computeUnitPriceMicroLamports: u64(t.computeUnitPriceMicroLamports),
+      feeLamports: u64(t.feeLamports),
+      relayToken: tokens[Math.floor(i / MAX_RELAY_TRANSACTIONS)]!,
+    })),
+    lastValidBlockHeight: u64(plan.lifetime.lastValidBlockHeight),
+    feePayer,
+    destination,
+    reclaimLamports: u64(plan.returnsLamports),
+    feeLamports: u64(plan.feeLamports),
+    netLamports: plan.netLamports.toString(),
+    netSol: formatSol(plan.netLamports),
+    skippedAccounts: skippedJson(plan.skippedAccounts),
+  };
+}
 
 export const PrepareBurnRequestSchema = Type.Object(
   {
@@ -111,7 +168,7 @@ export function registerPrepareRoutes(
 ): void {
   async function prepare(request: PipelineRequest) {
     const prepared = await pipeline.prepare(request);
-    const { plan } = prepared;
+    const { compiled: plan } = prepared;
     return {
       transactions: prepared.wireTransactions,
       lastValidBlockHeight: plan.lifetime.lastValidBlockHeight.toString(),
@@ -136,7 +193,7 @@ export function registerPrepareRoutes(
     const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
-      door: { kind: 'burn', mint: mintAddress },
+      operation: { kind: 'burn', mint: mintAddress },
       priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
       allowNetLoss: allowNetLoss ?? false,
       feePayer: feePayer ?? 'owner',
@@ -164,7 +221,7 @@ export function registerPrepareRoutes(
       const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss, signer } = request.body;
       return prepare({
         owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
-        door: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
+        operation: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
         priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
         allowNetLoss: allowNetLoss ?? false,
         feePayer: feePayer ?? 'owner',

@@ -1,21 +1,17 @@
 /**
- * Many wallets at once (docs/many-wallets.md): the preview of many owners
- * (POST /api/reclaim_rent/preview), the keyed reclaim of many owners (POST /api/reclaim_rent with
- * `userPrivateKeys`) and its keyless twin (POST /api/reclaim_rent/prepare with `owners`). The two
- * latter share their URL with the single-owner doors: `chooseForm` picks the body's form and checks
- * it against that form's schema, so a mistake is reported in that form's terms.
+ * Many wallets at once (docs/many-wallets.md): the route of the preview of many owners
+ * (POST /api/reclaim_rent/preview), and the body schemas and answers of the keyed reclaim of many
+ * owners (POST /api/reclaim_rent with `userPrivateKeys`) and its keyless twin
+ * (POST /api/reclaim_rent/prepare with `owners`), whose routes and handlers are those of the
+ * one-owner forms (reclaimRent.ts, prepare.ts): `chooseForm` picks the body's form and checks it
+ * against that form's schema, so a mistake is reported in that form's terms.
  */
-import type { Address, KeyPairSigner } from '@solana/kit';
-import { getBase64EncodedWireTransaction } from '@solana/kit';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import Type, { type TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
-import { CinderError, type FieldProblem } from '../../errors.ts';
-import { parsePrivateKeyWithForm } from '../../keys/parsePrivateKey.ts';
+import { CinderError } from '../../errors.ts';
 import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
-import { issueRelayToken } from '../../operations/relayToken.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
-import { SPONSORED_TURN_MS } from '../../operations/sponsorPolicy.ts';
 import { formatSol, priorityFeeToLamports } from '../../plan/priorityFee.ts';
 import { validationToCinderError } from '../problem.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
@@ -23,18 +19,19 @@ import type { CinderApp } from '../types.ts';
 import {
   accountPreviewOf,
   AccountPreviewSchema,
+  actionCounts,
   addressChecks,
-  fieldsError,
   AllowNetLossField,
   BurnListField,
-  formA,
-  formASchema,
+  operationAnswer,
+  operationAnswerSchema,
   I64,
   PriorityFeeField,
   problem,
   slotJson,
   StatusField,
   U64,
+  u64,
 } from './operationSchemas.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 
@@ -136,7 +133,7 @@ const ManyTransactionSchema = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const ReclaimManyResponseSchema = formASchema(
+export const ReclaimManyResponseSchema = operationAnswerSchema(
   Type.Object({
     signatures: Type.Array(Type.String()),
     feePayer: Type.String(),
@@ -177,41 +174,18 @@ export const PrepareManyResponseSchema = Type.Object({
 });
 
 /** A key decoded into a non-extractable signer, or the problem of `field` (its reason, never the key). */
-async function parseKey(input: string | number[], field: string): Promise<{ signer: KeyPairSigner; isSeed: boolean } | FieldProblem> {
-  try {
-    return await parsePrivateKeyWithForm(input);
-  } catch (error) {
-    if (!(error instanceof CinderError)) throw error;
-    return { field, message: error.errors?.[0]?.message ?? 'is not a valid private key' };
-  }
-}
-
-function refuseSponsor(): CinderError {
-  const message =
-    'the fee sponsor pays only one owner per turn, repaid from that owner\'s own rent in the same transaction; a transaction shared by many owners would need each of them to repay it, which its policy does not check: give the address of a wallet of yours that holds the fees';
-  return new CinderError('VALIDATION_FAILED', `feePayer "sponsor" is not available for many owners: ${message}. Nothing was sent.`, { errors: [{ field: 'feePayer', message }] });
-}
-
-const u64 = (n: bigint) => n.toString();
-const skippedJson = (skipped: readonly ManySkippedAccount[]) => skipped.map(({ owner, address, code, reason }) => ({ owner, address, code, reason }));
+export const skippedJson = (skipped: readonly ManySkippedAccount[]) => skipped.map(({ owner, address, code, reason }) => ({ owner, address, code, reason }));
 
 function previewJson(plan: ManyPlan) {
-  const total = plan.owners.reduce((sum, o) => sum + o.reclaimableLamports, 0n);
-  const count = (actions: ManyPlan['owners'][number]['actions'], kind: string) => actions.filter((a) => a.action === kind).length;
+  const total = plan.owners.reduce((sum, o) => sum + o.returnsLamports, 0n);
   return {
     owners: plan.owners.map((o) => ({
       owner: o.state.owner,
       ownerLamports: u64(o.state.ownerLamports),
       accounts: o.actions.map(accountPreviewOf),
-      summary: {
-        accounts: o.actions.length,
-        close: count(o.actions, 'close'),
-        burn_and_close: count(o.actions, 'burn_and_close'),
-        unwrap: count(o.actions, 'unwrap'),
-        keep: count(o.actions, 'keep'),
-        skip: count(o.actions, 'skip'),
-      },
-      reclaimableLamports: u64(o.reclaimableLamports),
+      // A many-owner reclaim withdraws no excess rent: its summary has no such count.
+      summary: (({ withdraw_excess: _, ...counts }) => counts)(actionCounts(o.actions)),
+      reclaimableLamports: u64(o.returnsLamports),
     })),
     totalReclaimableLamports: u64(total),
     totalReclaimableSol: formatSol(total),
@@ -224,8 +198,9 @@ function previewJson(plan: ManyPlan) {
   };
 }
 
-function resultJson(result: ManyResult) {
-  return formA(result, {
+/** A keyed reclaim of many wallets' answer: the specification's answer shape, its details those of many owners. */
+export function manyResultJson(result: ManyResult) {
+  return operationAnswer(result, {
     signatures: result.signatures,
     feePayer: result.feePayer,
     destination: result.destination,
@@ -306,107 +281,6 @@ export interface ReclaimManyRouteDeps {
   config: Config;
   reclaimMany: ReclaimMany;
   serverSecret: string;
-}
-
-/** POST /api/reclaim_rent with `userPrivateKeys` (called by its route in reclaimRent.ts). */
-export async function reclaimManyHandler(
-  { config, reclaimMany }: ReclaimManyRouteDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number; mints?: string[]; allowNetLoss?: boolean },
-) {
-  const deadline = Date.now() + config.operationDeadlineMs - Math.round(reply.elapsedTime);
-  const checks = addressChecks();
-  const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
-  const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');
-  // Every key is decoded, and every bad one named, before any is used: a list of keys with three
-  // bad lines is answered with the three. Decoded at once into non-extractable keys (the bytes are
-  // wiped): only CryptoKeys are kept.
-  const keyProblems: FieldProblem[] = [];
-  const feePayerKey = await parseKey(body.feePayerPrivateKey, 'feePayerPrivateKey');
-  const feePayer = 'signer' in feePayerKey ? feePayerKey.signer : null;
-  if (!('signer' in feePayerKey)) keyProblems.push(feePayerKey);
-  const owners = new Map<Address, KeyPairSigner>();
-  const indexOf = new Map<Address, number>();
-  /** Owners whose key came as a 32-byte seed, by their field: a wallet address pasted as a key reads as one (operations/reclaimMany.ts). */
-  const seedKeys = new Map<Address, string>();
-  for (const [i, key] of body.userPrivateKeys.entries()) {
-    const parsed = await parseKey(key, `userPrivateKeys[${i}]`);
-    if (!('signer' in parsed)) {
-      keyProblems.push(parsed);
-      continue;
-    }
-    const first = indexOf.get(parsed.signer.address);
-    if (first !== undefined) {
-      keyProblems.push({ field: `userPrivateKeys[${i}]`, message: `is the same owner as userPrivateKeys[${first}]: each owner once` });
-      continue;
-    }
-    indexOf.set(parsed.signer.address, i);
-    owners.set(parsed.signer.address, parsed.signer);
-    if (parsed.isSeed) seedKeys.set(parsed.signer.address, `userPrivateKeys[${i}]`);
-  }
-  if (feePayer === null || keyProblems.length > 0 || checks.problems.length > 0) {
-    throw fieldsError([...keyProblems.map((p) => ({ ...p, code: 'INVALID_PRIVATE_KEY' as const })), ...checks.problems]);
-  }
-  const priorityFeeLamports = priorityFeeToLamports(body.priorityFee, config.maxPriorityFeeLamports);
-  const result = await reclaimMany.execute(
-    { owners: [...owners.keys()], feePayer: feePayer.address, destination, burn: [...new Set(burn)], priorityFeeLamports, allowNetLoss: body.allowNetLoss ?? false, seedKeys },
-    { feePayer, owners },
-    { deadline, recordSent: (signatures, lastValidBlockHeight) => request.cinderRecordSent(signatures, lastValidBlockHeight) },
-  );
-  request.log.info({ owners: owners.size, feePayer: feePayer.address, destination, status: result.status, signatures: result.signatures }, 'reclaim of many wallets finished');
-  return resultJson(result);
-}
-
-/** POST /api/reclaim_rent/prepare with `owners` (called by its route in prepare.ts). */
-export async function prepareManyHandler(
-  { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
-  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean },
-) {
-  if (body.feePayer === 'sponsor') throw refuseSponsor();
-  const checks = addressChecks();
-  const owners = checks.list(body.owners, 'owners', 'INVALID_OWNER', 'owner');
-  const feePayer = checks.address(body.feePayer, 'feePayer', 'INVALID_OWNER');
-  const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
-  const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');
-  checks.done();
-  const job = {
-    owners,
-    feePayer,
-    destination,
-    burn: [...new Set(burn)],
-    priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
-    allowNetLoss: body.allowNetLoss ?? false,
-  };
-  // Refused over MAX_PREPARED_TRANSACTIONS from the packing, before any simulation (operations/reclaimMany.ts).
-  const { plan, transactions } = await reclaimMany.prepare(job);
-  // One relay token per group of transactions that fits one relay request: each proves the
-  // service prepared these exact messages (their closes pay out to the destination, not the owner).
-  const expiresAt = Date.now() + SPONSORED_TURN_MS;
-  const tokens: string[] = [];
-  for (let i = 0; i < transactions.length; i += MAX_RELAY_TRANSACTIONS) {
-    tokens.push(issueRelayToken(serverSecret, transactions.slice(i, i + MAX_RELAY_TRANSACTIONS).map((t) => t.messageBytes), expiresAt));
-  }
-  return {
-    transactions: plan.transactions.map((t, i) => ({
-      transaction: getBase64EncodedWireTransaction(transactions[i]!),
-      signers: [...new Set([feePayer, ...t.owners])],
-      owners: t.owners,
-      closedAccounts: t.actions.map((a) => a.action.account.address),
-      computeUnitLimit: t.computeUnitLimit,
-      computeUnitPriceMicroLamports: u64(t.computeUnitPriceMicroLamports),
-      feeLamports: u64(t.feeLamports),
-      relayToken: tokens[Math.floor(i / MAX_RELAY_TRANSACTIONS)]!,
-    })),
-    lastValidBlockHeight: u64(plan.lifetime.lastValidBlockHeight),
-    feePayer,
-    destination,
-    reclaimLamports: u64(plan.returnsLamports),
-    feeLamports: u64(plan.feeLamports),
-    netLamports: plan.netLamports.toString(),
-    netSol: formatSol(plan.netLamports),
-    skippedAccounts: skippedJson(plan.skippedAccounts),
-  };
 }
 
 export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRouteDeps & { previewSlots: PreviewSlots }): void {

@@ -2,7 +2,10 @@
  * Whole-wallet rent reclaim: GET previews (no key), POST does exactly what the preview showed.
  * Both are the burn's pipeline with the whole wallet as input (src/operations/pipeline.ts).
  */
+import type { Address, KeyPairSigner } from '@solana/kit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import type { FieldProblem } from '../../errors.ts';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
@@ -10,10 +13,12 @@ import type { Pipeline } from '../../operations/pipeline.ts';
 import { readMintMetadata } from '../../operations/mintMetadata.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
 import {
+  addressChecks,
   AllowNetLossField,
   BurnListField,
-  formA,
-  formASchema,
+  fieldsError,
+  operationAnswer,
+  operationAnswerSchema,
   OperationDetailsFields,
   operationDetails,
   OwnerField,
@@ -28,16 +33,66 @@ import {
   UserPrivateKeyField,
   WithdrawExcessField,
 } from './operationSchemas.ts';
-import { executeKeyed } from './keyedOperation.ts';
+import { executeKeyed, keyedDeadline, parseKeyField } from './keyedOperation.ts';
 import {
   chooseForm,
   eitherForm,
   manyOwnersBodyLimit,
-  reclaimManyHandler,
+  manyResultJson,
   reclaimManyRequestSchema,
   ReclaimManyResponseSchema,
   type ReclaimManyRouteDeps,
 } from './reclaimMany.ts';
+
+/** POST /api/reclaim_rent with `userPrivateKeys` (its route is below, beside the one-owner form). */
+async function reclaimManyHandler(
+  { config, reclaimMany }: ReclaimManyRouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number; mints?: string[]; allowNetLoss?: boolean },
+) {
+  const deadline = keyedDeadline(config, reply);
+  const checks = addressChecks();
+  const destination = checks.address(body.destination, 'destination', 'INVALID_OWNER');
+  const burn = checks.list(body.mints ?? [], 'mints', 'INVALID_MINT');
+  // Every key is decoded, and every bad one named, before any is used: a list of keys with three
+  // bad lines is answered with the three. Decoded at once into non-extractable keys (the bytes are
+  // wiped): only CryptoKeys are kept.
+  const keyProblems: FieldProblem[] = [];
+  const feePayerKey = await parseKeyField(body.feePayerPrivateKey, 'feePayerPrivateKey');
+  const feePayer = 'signer' in feePayerKey ? feePayerKey.signer : null;
+  if (!('signer' in feePayerKey)) keyProblems.push(feePayerKey);
+  const owners = new Map<Address, KeyPairSigner>();
+  const indexOf = new Map<Address, number>();
+  /** Owners whose key came as a 32-byte seed, by their field: a wallet address pasted as a key reads as one (operations/reclaimMany.ts). */
+  const seedKeys = new Map<Address, string>();
+  for (const [i, key] of body.userPrivateKeys.entries()) {
+    const parsed = await parseKeyField(key, `userPrivateKeys[${i}]`);
+    if (!('signer' in parsed)) {
+      keyProblems.push(parsed);
+      continue;
+    }
+    const first = indexOf.get(parsed.signer.address);
+    if (first !== undefined) {
+      keyProblems.push({ field: `userPrivateKeys[${i}]`, message: `is the same owner as userPrivateKeys[${first}]: each owner once` });
+      continue;
+    }
+    indexOf.set(parsed.signer.address, i);
+    owners.set(parsed.signer.address, parsed.signer);
+    if (parsed.isSeed) seedKeys.set(parsed.signer.address, `userPrivateKeys[${i}]`);
+  }
+  if (feePayer === null || keyProblems.length > 0 || checks.problems.length > 0) {
+    throw fieldsError([...keyProblems.map((p) => ({ ...p, code: 'INVALID_PRIVATE_KEY' as const })), ...checks.problems]);
+  }
+  const priorityFeeLamports = priorityFeeToLamports(body.priorityFee, config.maxPriorityFeeLamports);
+  const result = await reclaimMany.execute(
+    { owners: [...owners.keys()], feePayer: feePayer.address, destination, burn: [...new Set(burn)], priorityFeeLamports, allowNetLoss: body.allowNetLoss ?? false, seedKeys },
+    { feePayer, owners },
+    { deadline, recordSent: (signatures, lastValidBlockHeight) => request.cinderRecordSent(signatures, lastValidBlockHeight) },
+  );
+  request.log.info({ owners: owners.size, feePayer: feePayer.address, destination, status: result.status, signatures: result.signatures }, 'reclaim of many wallets finished');
+  return manyResultJson(result);
+}
 
 export const ReclaimRequestSchema = Type.Object(
   {
@@ -50,7 +105,7 @@ export const ReclaimRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ReclaimResponseSchema = formASchema(
+export const ReclaimResponseSchema = operationAnswerSchema(
   Type.Object({
     ...OperationDetailsFields,
     burned: Type.Array(Type.Object({ mint: Type.String(), amount: U64, decimals: Type.Integer() })),
@@ -117,7 +172,7 @@ export function registerReclaimRentRoutes(
       try {
         planned = await pipeline.preview({
           owner: ownerAddress,
-          door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess === 'true' },
+          operation: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess === 'true' },
           priorityFeeLamports,
           allowNetLoss: false,
           feePayer: 'auto',
@@ -182,12 +237,12 @@ export function registerReclaimRentRoutes(
       const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
       // As for burns: one operation per owner at a time (executeKeyed).
       const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
-        door: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
+        operation: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
         priorityFeeLamports,
         allowNetLoss: allowNetLoss ?? false,
       });
       request.log.info({ owner: result.owner, status: result.status, signatures: result.signatures }, 'reclaim finished');
-      return formA(result, {
+      return operationAnswer(result, {
         ...operationDetails(result),
         burned: result.burned.map((b) => ({ mint: b.mint, amount: b.amount.toString(), decimals: b.decimals })),
         excessWithdrawnLamports: result.excessWithdrawnLamports.toString(),

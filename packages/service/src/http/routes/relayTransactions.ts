@@ -5,7 +5,7 @@ import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../ope
 import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
 import type { SponsorPolicy } from '../../operations/sponsorPolicy.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
-import { formA, formASchema, problem, slotJson, StatusField } from './operationSchemas.ts';
+import { operationAnswer, operationAnswerSchema, problem, slotJson, StatusField } from './operationSchemas.ts';
 
 /** Base64 of the largest transaction. */
 const MAX_WIRE_BASE64 = Math.ceil(TRANSACTION_SIZE_LIMIT / 3) * 4;
@@ -28,7 +28,7 @@ export const RelayRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const RelayResponseSchema = formASchema(
+export const RelayResponseSchema = operationAnswerSchema(
   Type.Object({
     signatures: Type.Array(Type.String()),
     slot: Type.Union([Type.Integer(), Type.Null()]),
@@ -54,7 +54,7 @@ export const RelayResponseSchema = formASchema(
 );
 
 export function toRelayResponse(result: RelayResult) {
-  return formA(result, {
+  return operationAnswer(result, {
     signatures: result.signatures,
     slot: slotJson(result.slot),
     transactions: result.transactions.map(({ feeLamports, ...t }) => ({ ...t, fee: feeLamports.toString(), slot: slotJson(t.slot) })),
@@ -66,16 +66,14 @@ export function registerRelayTransactionsRoute(
   {
     chain,
     config,
-    sponsor,
     sentTransactions,
     serverSecret,
     sponsorPolicy,
-  }: Pick<AppDeps, 'chain' | 'config' | 'sponsor'> & { sentTransactions: SentTransactionLog; serverSecret: string; sponsorPolicy: SponsorPolicy | null },
+  }: Pick<AppDeps, 'chain' | 'config'> & { sentTransactions: SentTransactionLog; serverSecret: string; sponsorPolicy: SponsorPolicy | null },
 ): void {
   const relay = createRelay({
     chain,
     sentTransactions,
-    sponsor: sponsor ?? null,
     sponsorPolicy,
     serverSecret,
     burnDeadlineMs: config.operationDeadlineMs,
