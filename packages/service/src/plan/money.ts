@@ -4,12 +4,9 @@
  */
 import type { Address } from '@solana/kit';
 import { CinderError } from '../errors.ts';
-import { formatSol } from './priorityFee.ts';
 
-/** The signed net as the message says it: "+0.00103428" or "−0.00797" (a true minus sign). */
-export function formatNetSol(netLamports: bigint): string {
-  return netLamports < 0n ? `−${formatSol(-netLamports)}` : `+${formatSol(netLamports)}`;
-}
+// The signed net as messages say it ("−0.00797", a true minus sign): written beside the error catalogue, which uses it.
+export { formatNetSol } from '../errors/format.ts';
 
 /**
  * Whether a payer may pay `fee` out of `balance`: the runtime refuses a fee payer that would be
@@ -34,31 +31,13 @@ export function assertOwnerCanPay(owner: Address, balance: bigint, fees: readonl
   const missing = missingForFees(balance, fees, reserve);
   if (missing === 0n) return;
   const total = fees.reduce((sum, fee) => sum + fee, 0n);
-  throw new CinderError(
-    'INSUFFICIENT_SOL_FOR_FEE',
-    `${owner} holds ${formatSol(balance)} SOL; the fees are ${formatSol(total)} SOL and a fee payer must keep ${formatSol(reserve)} SOL ` +
-      `(the rent-exempt minimum) or end at exactly 0, so ${formatSol(missing)} SOL more is needed. Nothing was sent.`,
-    {
-      extensions: {
-        balanceLamports: balance.toString(),
-        feeLamports: total.toString(),
-        reserveLamports: reserve.toString(),
-        missingLamports: missing.toString(),
-      },
-    },
-  );
+  throw new CinderError('INSUFFICIENT_SOL_FOR_FEE', { reason: 'balance', feePayer: owner, separateFeePayer: false, balance, fees: total, reserve, missing });
 }
 
 /** 400 FEE_EXCEEDS_RECLAIM when the fees are larger than what comes back, unless the caller accepts a net loss. */
 export function assertFeeWithinReclaim(returnsLamports: bigint, feeLamports: bigint, allowNetLoss: boolean): void {
   if (feeLamports <= returnsLamports || allowNetLoss) return;
-  const net = returnsLamports - feeLamports;
-  throw new CinderError(
-    'FEE_EXCEEDS_RECLAIM',
-    `The fees (${formatSol(feeLamports)} SOL) are larger than what comes back (${formatSol(returnsLamports)} SOL): net ${formatNetSol(net)} SOL. ` +
-      'Lower priorityFee, or send "allowNetLoss": true to accept the loss. Nothing was sent.',
-    { extensions: { reclaimLamports: returnsLamports.toString(), feeLamports: feeLamports.toString(), netLamports: net.toString() } },
-  );
+  throw new CinderError('FEE_EXCEEDS_RECLAIM', { reason: 'net', fees: feeLamports, returns: returnsLamports });
 }
 
 /**
