@@ -71,7 +71,7 @@ export class CinderApiError<Code extends string = string> extends Error {
    * The problem body's members beyond the standard ones, typed by code once `isCinderApiError`
    * has matched one (e.g. `keysTried` of VANITY_TIMEOUT); {} without a problem body.
    */
-  readonly extensions: Readonly<Record<string, unknown>> & Partial<ProblemMembers<Code>>;
+  readonly extensions: Readonly<Record<string, unknown>> & ProblemMembers<Code>;
   /** The server's Retry-After, in milliseconds. */
   readonly retryAfterMs: number | undefined;
   /** The server's X-Request-Id: quote it to find the request in the server log. */
