@@ -201,6 +201,9 @@ export interface CinderErrorContexts {
 
 export type CinderErrorCode = keyof CinderErrorContexts;
 
+/** The codes whose context may be a set of blocking accounts (the first account's code is the answer's). */
+export type BlockedAccountsCode = { [C in CinderErrorCode]: BlockedAccounts extends CinderErrorContexts[C] ? C : never }[CinderErrorCode];
+
 /** The context of one code. */
 export type CinderErrorContext<C extends CinderErrorCode> = CinderErrorContexts[C];
 
