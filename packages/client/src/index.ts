@@ -64,6 +64,16 @@ export type {
   TransactionStatusResult,
   WalletStreamLine,
 } from './sdk/types.ts';
-export { CinderApiError, isCinderApiError, isRetryable, parseRetryAfter, type CinderApiErrorInit, type ClientErrorCode } from './sdk/errors.ts';
+export {
+  CinderApiError,
+  isCinderApiError,
+  isRetryable,
+  parseRetryAfter,
+  type CinderApiErrorCode,
+  type CinderApiErrorInit,
+  type ClientErrorCode,
+  type ProblemMembers,
+  type ProblemOf,
+} from './sdk/errors.ts';
 export { normaliseBurnResult } from './sdk/answers.ts';
 export { createCinderClient } from './sdk/client.ts';

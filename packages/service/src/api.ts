@@ -77,3 +77,5 @@ export type GenerateWalletsStreamLine = Static<typeof GenerateWalletsStreamLineS
 /** Every error answer: RFC 9457 problem details (application/problem+json). */
 export type Problem = Static<typeof ProblemSchema>;
 export type FieldProblem = NonNullable<Problem['errors']>[number];
+/** The stable error codes, and the members each code adds to its problem body (the error catalogue, src/errors/). */
+export type { CinderErrorCode, CinderProblemMembers, CinderProblemMembersOf, SkippedAccountMember } from './errors/contexts.ts';

@@ -1,123 +1,97 @@
 /**
  * The one error type of Cinder. Every failure a client can see has a stable SCREAMING_SNAKE code;
- * the HTTP status and the problem+json title come from the single table below, so a code means
- * the same thing on every route. Messages (`detail`) are written for people and never contain
- * any part of a private key: callers pass only values that are safe to echo.
+ * its HTTP status, its problem+json title, its one message and the members it adds to the problem
+ * body all come from the catalogue (src/errors/catalogue.ts), written from the code's typed
+ * context (src/errors/contexts.ts). A throw site gives the facts, never the words:
+ *
+ *   throw new CinderError('TRANSACTION_NOT_FOUND', { signature });
+ *
+ * Field problems (`errors`) and response headers (Retry-After) are given beside the context.
+ * Messages never contain any part of a private key: contexts hold only values safe to echo.
  */
+import { CATALOGUE } from './errors/catalogue.ts';
+import type { CinderErrorCode, CinderErrorContext, CinderProblemMembersOf, FieldProblem } from './errors/contexts.ts';
 
-const ERRORS = {
-  // 400: the request itself is wrong
-  INVALID_JSON: [400, 'Malformed JSON body'],
-  VALIDATION_FAILED: [400, 'Invalid request'],
-  MISSING_FIELD: [400, 'Missing required field'],
-  UNKNOWN_FIELD: [400, 'Unknown field'],
-  INVALID_MINT: [400, 'Invalid mint'],
-  INVALID_PRIORITY_FEE: [400, 'Invalid priority fee'],
-  INVALID_PRIVATE_KEY: [400, 'Invalid private key'],
-  INVALID_N: [400, 'Invalid number of wallets'],
-  INVALID_PARAMETER: [400, 'Invalid parameter'],
-  INVALID_SIGNATURE: [400, 'Invalid transaction signature'],
-  IDEMPOTENCY_KEY_REUSED: [400, 'Idempotency key reused with a different request'],
-  INVALID_IDEMPOTENCY_KEY: [400, 'Invalid idempotency key'],
-  // the HTTP edge (src/http/edge.ts): malformed requests refused before any route runs
-  BAD_REQUEST: [400, 'Bad Request'],
-  PRIVATE_KEY_IN_URL: [400, 'Private key in the URL'],
-  // 400: the chain state does not allow the burn; nothing was sent
-  MINT_NOT_FOUND: [400, 'Mint not found'],
-  NO_TOKEN_ACCOUNT: [400, 'No token account'],
-  ACCOUNT_FROZEN: [400, 'Token account is frozen'],
-  CLOSE_AUTHORITY_NOT_OWNER: [400, 'Close authority is not the owner'],
-  CONFIDENTIAL_BALANCE_NOT_EMPTY: [400, 'Confidential balance not empty'],
-  INSUFFICIENT_SOL_FOR_FEE: [400, 'Insufficient SOL for fee'],
-  TRANSACTION_REJECTED: [400, 'Transaction rejected by simulation'],
-  // the money rules and the whole-wallet reclaim (src/plan, src/operations)
-  INVALID_OWNER: [400, 'Invalid owner'],
-  FEE_EXCEEDS_RECLAIM: [400, 'Fees exceed what is reclaimed'],
-  MINT_PAUSED: [400, 'Mint is paused'],
-  BURN_NOT_PERMITTED: [400, 'Burn not permitted'],
-  NOTHING_TO_RECLAIM: [400, 'Nothing to reclaim'],
-  // the relay of transactions signed elsewhere (src/operations/relay.ts); nothing was sent
-  INVALID_TRANSACTION: [400, 'Invalid transaction'],
-  TRANSACTION_NOT_SIGNED: [400, 'Transaction not fully signed'],
-  PROGRAM_NOT_ALLOWED: [400, 'Program not allowed'],
-  RELAY_TOKEN_INVALID: [400, 'Relay token invalid'],
-  INSTRUCTION_NOT_ALLOWED: [400, 'Instruction not allowed'],
-  TRANSACTIONS_CONFLICT: [400, 'Transactions conflict'],
-  // the fee sponsor's policy (src/operations/sponsorPolicy.ts)
-  SPONSOR_DECLINED: [403, 'Fee sponsor declines this wallet'],
-  SPONSORED_OPERATION_IN_PROGRESS: [409, 'Sponsored operation in progress'],
-  SPONSORED_OPERATION_TOO_LARGE: [400, 'Too large to sponsor'],
-  // other client errors
-  UNAUTHORIZED: [401, 'Unauthorized'],
-  FORBIDDEN: [403, 'Forbidden'],
-  NOT_FOUND: [404, 'Not Found'],
-  METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
-  NOT_ACCEPTABLE: [406, 'Not Acceptable'],
-  REQUEST_TIMEOUT: [408, 'Request Timeout'],
-  TRANSACTION_NOT_FOUND: [404, 'Transaction not found'],
-  REQUEST_IN_PROGRESS: [409, 'Request in progress'],
-  BURN_IN_PROGRESS: [409, 'Burn in progress'],
-  RECLAIM_IN_PROGRESS: [409, 'Reclaim in progress'],
-  PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
-  UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
-  URI_TOO_LONG: [414, 'URI Too Long'],
-  RANGE_NOT_SATISFIABLE: [416, 'Range Not Satisfiable'],
-  EXPECTATION_FAILED: [417, 'Expectation Failed'],
-  HEADERS_TOO_LARGE: [431, 'Request Header Fields Too Large'],
-  VANITY_TIMEOUT: [422, 'Vanity search timed out'],
-  RATE_LIMITED: [429, 'Too Many Requests'],
-  // server side
-  INTERNAL_ERROR: [500, 'Internal Server Error'],
-  RPC_UNAVAILABLE: [503, 'Solana RPC unavailable'],
-  SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
-  SPONSOR_UNAVAILABLE: [503, 'Fee sponsor unavailable'],
-} as const satisfies Record<string, readonly [number, string]>;
+export type * from './errors/contexts.ts';
+export { PRIVATE_KEY_FORMATS } from './errors/catalogue.ts';
 
-export type CinderErrorCode = keyof typeof ERRORS;
-
-export const ERROR_CODES = Object.keys(ERRORS) as CinderErrorCode[];
+export const ERROR_CODES = Object.keys(CATALOGUE) as CinderErrorCode[];
 
 export function statusOf(code: CinderErrorCode): number {
-  return ERRORS[code][0];
+  return CATALOGUE[code].status;
 }
 
 export function titleOf(code: CinderErrorCode): string {
-  return ERRORS[code][1];
+  return CATALOGUE[code].title;
 }
 
-export interface FieldProblem {
-  field: string;
-  message: string;
+/** The code's one message, written from its context. */
+export function messageOf<C extends CinderErrorCode>(code: C, context: CinderErrorContext<C>): string {
+  return (CATALOGUE[code].message as (context: CinderErrorContext<C>) => string)(context);
+}
+
+/** The members the code adds to its problem body, from its context ({} for most codes). */
+export function membersOf<C extends CinderErrorCode>(code: C, context: CinderErrorContext<C>): CinderProblemMembersOf<C> {
+  const members = CATALOGUE[code].members as ((context: CinderErrorContext<C>) => CinderProblemMembersOf<C>) | undefined;
+  return members ? members(context) : ({} as CinderProblemMembersOf<C>);
 }
 
 export interface CinderErrorOptions {
   errors?: FieldProblem[];
   /** Extra response headers, e.g. Retry-After. */
   headers?: Record<string, string>;
-  /** Extra members of the problem body (e.g. `keysTried` of VANITY_TIMEOUT). Must be safe to echo. */
-  extensions?: Record<string, unknown>;
   cause?: unknown;
 }
 
-export class CinderError extends Error {
-  readonly code: CinderErrorCode;
+/**
+ * The options of the transitional form `new CinderError(code, detail, options)`, where a site
+ * words its own detail and members.
+ * @deprecated Kept only until the last sites are converted to a context; remove with that form.
+ */
+export interface LegacyCinderErrorOptions extends CinderErrorOptions {
+  /** Extra members of the problem body. Must be safe to echo. */
+  extensions?: Record<string, unknown>;
+}
+
+/** A context argument that may be left out when the code's context has no required member. */
+type ContextArgs<C extends CinderErrorCode> = Record<never, never> extends CinderErrorContext<C>
+  ? [context?: CinderErrorContext<C>, options?: CinderErrorOptions]
+  : [context: CinderErrorContext<C>, options?: CinderErrorOptions];
+
+export class CinderError<C extends CinderErrorCode = CinderErrorCode> extends Error {
+  readonly code: C;
   readonly status: number;
+  /** The facts the message was written from; undefined for the transitional form. */
+  readonly context: CinderErrorContext<C> | undefined;
   readonly errors: FieldProblem[] | undefined;
   readonly headers: Record<string, string>;
-  readonly extensions: Record<string, unknown>;
+  /** The members this error adds to its problem body. */
+  readonly extensions: Readonly<Record<string, unknown>> & CinderProblemMembersOf<C>;
 
-  constructor(code: CinderErrorCode, detail: string, options: CinderErrorOptions = {}) {
-    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: C, ...args: ContextArgs<C>);
+  /** @deprecated Transitional: a site that words its own detail. Give the code's context instead. */
+  constructor(code: C, detail: string, options?: LegacyCinderErrorOptions);
+  constructor(code: C, contextOrDetail?: CinderErrorContext<C> | string, options: LegacyCinderErrorOptions = {}) {
+    const legacy = typeof contextOrDetail === 'string';
+    const context = legacy ? undefined : ((contextOrDetail ?? {}) as CinderErrorContext<C>);
+    super(legacy ? contextOrDetail : messageOf(code, context!), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CinderError';
     this.code = code;
     this.status = statusOf(code);
+    this.context = context;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
-    this.extensions = options.extensions ?? {};
+    this.extensions = (legacy ? (options.extensions ?? {}) : membersOf(code, context!)) as CinderError<C>['extensions'];
   }
 }
 
-export function isCinderError(error: unknown, code?: CinderErrorCode): error is CinderError {
+/** A CinderError of the code, with the code's context: `throw cinderError('TRANSACTION_NOT_FOUND', { signature })`. */
+export function cinderError<C extends CinderErrorCode>(code: C, ...args: ContextArgs<C>): CinderError<C> {
+  return new CinderError<C>(code, ...args);
+}
+
+/** Whether `error` is a CinderError (of `code`, when given); a match narrows its code, context and members. */
+export function isCinderError<C extends CinderErrorCode = CinderErrorCode>(error: unknown, code?: C): error is CinderError<C> {
   return error instanceof CinderError && (code === undefined || error.code === code);
 }
 

@@ -9,6 +9,22 @@ import { isObject } from './guards.ts';
 /** Codes the client itself uses when no problem+json body explains the failure. */
 export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'ABORTED' | 'INVALID_RESPONSE' | 'INVALID_ARGUMENT' | `HTTP_${number}`;
 
+/** Every code a CinderApiError may have: the server's (its error catalogue) and the client's own. */
+export type CinderApiErrorCode = Api.CinderErrorCode | ClientErrorCode;
+
+/**
+ * The members a code's problem body has beside the standard ones (type, title, status, detail,
+ * code, errors), as the server's catalogue declares them: `keysTried` of VANITY_TIMEOUT,
+ * `missingLamports` of INSUFFICIENT_SOL_FOR_FEE… None for the client's own codes.
+ */
+export type ProblemMembers<Code extends string> = Code extends Api.CinderErrorCode ? Api.CinderProblemMembersOf<Code> : Record<never, never>;
+
+/** The problem body of an error of `Code`: its members typed once the code is known. */
+export type ProblemOf<Code extends string> = string extends Code ? Api.Problem : Api.Problem & ProblemMembers<Code>;
+
+/** The standard members of a problem body; the others are the code's own (`extensions`). */
+const STANDARD_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'code', 'errors']);
+
 export interface CinderApiErrorInit {
   status: number;
   code: string;
@@ -37,12 +53,12 @@ export interface CinderApiErrorInit {
  * }
  * ```
  */
-export class CinderApiError extends Error {
+export class CinderApiError<Code extends string = string> extends Error {
   override readonly name = 'CinderApiError' as const;
   /** HTTP status; 0 when no answer was received (network error, timeout, abort, bad argument). */
   readonly status: number;
   /** The problem `code` (e.g. `INVALID_MINT`, `RATE_LIMITED`), or a ClientErrorCode. */
-  readonly code: string;
+  readonly code: Code;
   /** The human explanation (the problem `detail`). */
   readonly detail: string;
   readonly title: string | undefined;
@@ -50,7 +66,12 @@ export class CinderApiError extends Error {
   /** Per-field problems of a validation failure. */
   readonly errors: Api.FieldProblem[];
   /** The whole problem body, when there was one. */
-  readonly problem: Api.Problem | undefined;
+  readonly problem: ProblemOf<Code> | undefined;
+  /**
+   * The problem body's members beyond the standard ones, typed by code once `isCinderApiError`
+   * has matched one (e.g. `keysTried` of VANITY_TIMEOUT); {} without a problem body.
+   */
+  readonly extensions: Readonly<Record<string, unknown>> & ProblemMembers<Code>;
   /** The server's Retry-After, in milliseconds. */
   readonly retryAfterMs: number | undefined;
   /** The server's X-Request-Id: quote it to find the request in the server log. */
@@ -59,12 +80,13 @@ export class CinderApiError extends Error {
   constructor(init: CinderApiErrorInit) {
     super(`${init.code}${init.status ? ` (HTTP ${init.status})` : ''}: ${init.detail}`, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
-    this.code = init.code;
+    this.code = init.code as Code;
     this.detail = init.detail;
     this.title = init.title;
     this.type = init.type;
     this.errors = init.errors ?? [];
-    this.problem = init.problem;
+    this.problem = init.problem as ProblemOf<Code> | undefined;
+    this.extensions = Object.fromEntries(Object.entries(init.problem ?? {}).filter(([name]) => !STANDARD_MEMBERS.has(name))) as CinderApiError<Code>['extensions'];
     this.retryAfterMs = init.retryAfterMs;
     this.requestId = init.requestId;
   }
@@ -72,20 +94,20 @@ export class CinderApiError extends Error {
 
 /**
  * Whether `error` is a CinderApiError, and of `code` when one is given; a match narrows `error.code`
- * to that code. The problem body's other members (`error.problem`) stay untyped: the service does
- * not export a typed context per code for the SDK to narrow them by.
+ * to that code, and `error.extensions` and `error.problem` to the members the server's error
+ * catalogue declares for it (a code that is neither the server's nor the client's does not compile).
  *
  * @example
  * ```ts
  * try {
  *   await cinder.reclaimRent({ userPrivateKey, priorityFee: 0 });
  * } catch (error) {
- *   if (isCinderApiError(error, 'NOTHING_TO_RECLAIM')) console.log('nothing to do');
+ *   if (isCinderApiError(error, 'NOTHING_TO_RECLAIM')) console.log('nothing to do', error.extensions.skippedAccounts);
  *   else throw error;
  * }
  * ```
  */
-export function isCinderApiError<Code extends string = string>(error: unknown, code?: Code): error is CinderApiError & { readonly code: Code } {
+export function isCinderApiError<Code extends CinderApiErrorCode = CinderApiErrorCode>(error: unknown, code?: Code): error is CinderApiError<Code> {
   return error instanceof CinderApiError && (code === undefined || error.code === code);
 }
 

@@ -5,11 +5,15 @@
  * drops), one of these lines no longer compiles.
  */
 import type * as Api from '@cinder/service';
+import { isCinderApiError } from '../../src/index.ts';
 import type {
   BurnResult,
   CinderApiError,
+  CinderApiErrorCode,
   CinderClient,
+  ClientErrorCode,
   GenerateWalletsOptions,
+  ProblemMembers,
   ReclaimAction,
   TransactionStatusResult,
 } from '../../src/index.ts';
@@ -52,7 +56,13 @@ export const apiTypeChecks: [
   // Errors: the problem body's fields.
   Equal<NonNullable<CinderApiError['problem']>, Api.Problem>,
   Equal<CinderApiError['errors'][number], Api.FieldProblem>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+  // Errors: the codes are the server's catalogue's and the client's own; a code's problem members are the catalogue's.
+  Equal<CinderApiErrorCode, Api.CinderErrorCode | ClientErrorCode>,
+  Equal<ProblemMembers<'VANITY_TIMEOUT'>, Api.CinderProblemMembers['VANITY_TIMEOUT']>,
+  Equal<ProblemMembers<'INSUFFICIENT_SOL_FOR_FEE'>, Api.CinderProblemMembers['INSUFFICIENT_SOL_FOR_FEE']>,
+  Equal<CinderApiError<'VANITY_TIMEOUT'>['extensions']['keysTried'], number>,
+  Equal<NonNullable<CinderApiError<'SPONSOR_DECLINED'>['problem']>['until'], string>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 /** What callers write compiles (and a wrong call does not). */
 export async function sdkUsage(cinder: CinderClient): Promise<void> {
@@ -73,4 +83,29 @@ export async function sdkUsage(cinder: CinderClient): Promise<void> {
   // @ts-expect-error the route takes no such field
   await cinder.relay({ transactions: ['t'], sponsor: true });
   void [net, closed, sponsored, phrase];
+}
+
+/** isCinderApiError narrows the code, its problem members and its problem body; a code neither side has does not compile. */
+export function errorNarrowing(error: unknown): void {
+  if (isCinderApiError(error, 'VANITY_TIMEOUT')) {
+    const tried: number = error.extensions.keysTried;
+    const code: 'VANITY_TIMEOUT' = error.code;
+    void [tried, code];
+  }
+  if (isCinderApiError(error, 'INSUFFICIENT_SOL_FOR_FEE')) {
+    const missing: string | undefined = error.extensions.missingLamports;
+    const detail: string | undefined = error.problem?.detail;
+    void [missing, detail];
+  }
+  if (isCinderApiError(error, 'NOTHING_TO_RECLAIM')) {
+    const skipped: { address: string; reason: string }[] = error.extensions.skippedAccounts;
+    void skipped;
+  }
+  if (isCinderApiError(error, 'RATE_LIMITED')) {
+    // @ts-expect-error RATE_LIMITED declares no keysTried
+    const tried: number = error.extensions.keysTried;
+    void tried;
+  }
+  // @ts-expect-error a code that neither the server's catalogue nor the client has
+  void isCinderApiError(error, 'NOT_A_CODE');
 }

@@ -1,6 +1,7 @@
 /**
  * isCinderApiError(error, code): true only for a CinderApiError of that code (any code when none is
- * given), and a match narrows `error.code` to the code asked for (checked by the type check: the
+ * given), and a match narrows `error.code` to the code asked for and `error.extensions` to the
+ * problem members the server's catalogue declares for it (checked by the type check: the
  * assignments below compile only while it narrows). The errors are real ones: a problem+json
  * answer of a scripted server, and the client's own INVALID_ARGUMENT.
  */
@@ -50,4 +51,35 @@ it('matches the client\'s own codes, and nothing that is not a CinderApiError', 
   assert.equal(isCinderApiError(lookalike), false);
   assert.equal(isCinderApiError(lookalike, 'INVALID_ARGUMENT'), false);
   assert.equal(isCinderApiError(undefined), false);
+});
+
+it("narrows a code's problem members: error.extensions holds the body's members beyond the standard ones", async () => {
+  const client = createCinderClient({ baseUrl: server.url, retry: { retries: 0 } });
+  server.script({
+    status: 422,
+    body: {
+      type: 'urn:cinder:problem:vanity-timeout',
+      title: 'Vanity search timed out',
+      status: 422,
+      detail: 'Found 0 of 1 addresses with prefix "abc" in 10 ms; 5120 keys tried.',
+      code: 'VANITY_TIMEOUT',
+      errors: [{ field: 'prefix', message: 'took too long' }],
+      keysTried: 5120,
+    },
+    headers: { 'content-type': 'application/problem+json' },
+  });
+  const error: unknown = await client.generateWallets(1, { prefix: 'abc' }).then(
+    () => assert.fail('expected a rejection'),
+    (rejection: unknown) => rejection,
+  );
+  if (!isCinderApiError(error, 'VANITY_TIMEOUT')) return assert.fail(`expected VANITY_TIMEOUT, got ${String(error)}`);
+  const keysTried: number = error.extensions.keysTried;
+  assert.equal(keysTried, 5120);
+  assert.deepEqual(error.extensions, { keysTried: 5120 });
+  assert.equal(error.problem?.keysTried, 5120);
+  assert.deepEqual(error.errors, [{ field: 'prefix', message: 'took too long' }]);
+
+  const own: unknown = await client.getTransaction('').catch((rejection: unknown) => rejection);
+  assert.ok(isCinderApiError(own, 'INVALID_ARGUMENT'));
+  assert.deepEqual(own.extensions, {});
 });

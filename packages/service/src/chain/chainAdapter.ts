@@ -75,10 +75,7 @@ function isUndelivered(error: unknown): boolean {
 }
 
 export function rpcUnavailable(cause?: unknown): CinderError {
-  return new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node did not answer; nothing was sent. Try again shortly.', {
-    headers: { 'retry-after': '5' },
-    cause,
-  });
+  return new CinderError('RPC_UNAVAILABLE', { reason: 'noAnswer' }, { headers: { 'retry-after': '5' }, cause });
 }
 
 const base64 = getBase64Encoder();

@@ -111,13 +111,7 @@ export function registerAuth(app: CinderApp, { config }: { config: Pick<Config, 
   function refuseWithoutKey(request: FastifyRequest): void {
     const { key, keyId } = verified.get(request) ?? { key: undefined, keyId: null };
     if (!verifier.enabled || keyId) return;
-    request.cinderAuthError = new CinderError(
-      'UNAUTHORIZED',
-      key === undefined
-        ? 'This API requires an API key: send it as Authorization: Bearer <key> or X-API-Key: <key>.'
-        : 'The API key is not valid.',
-      { headers: { 'www-authenticate': 'Bearer' } },
-    );
+    request.cinderAuthError = new CinderError('UNAUTHORIZED', { reason: key === undefined ? 'noApiKey' : 'badApiKey' }, { headers: { 'www-authenticate': 'Bearer' } });
   }
 
   app.addHook('onRequest', async (request) => {

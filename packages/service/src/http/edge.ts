@@ -44,7 +44,10 @@ import { sendProblem } from './problem.ts';
 
 /** Where a refused request target's reason is kept between rewriteUrl and the first hook. */
 const kTargetError = Symbol('cinder.targetError');
-type RawRequest = IncomingMessage & { [kTargetError]?: string };
+type RawRequest = IncomingMessage & { [kTargetError]?: TargetRefusal };
+
+/** Why a request target is refused (the situations of BAD_REQUEST that normaliseRequestTarget finds). */
+type TargetRefusal = 'targetNotPath' | 'targetFragment' | 'malformedPercent' | 'encodedSeparator';
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
@@ -71,18 +74,18 @@ function removeDotSegments(path: string): string {
  * The request target as routing, authentication and rate limits see it (see the top of the
  * file), or the reason it is refused. Query strings are kept as sent (the routes validate them).
  */
-export function normaliseRequestTarget(raw: string): { url: string } | { error: string } {
+export function normaliseRequestTarget(raw: string): { url: string } | { error: TargetRefusal } {
   let target = raw;
   if (!target.startsWith('/')) {
     const authority = ABSOLUTE_FORM.exec(target);
-    if (!authority) return { error: 'The request target must be a path (or an absolute http URL).' };
+    if (!authority) return { error: 'targetNotPath' };
     target = target.slice(authority[0].length) || '/';
     if (!target.startsWith('/')) target = `/${target}`;
   }
   const queryAt = target.indexOf('?');
   const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
   const query = queryAt === -1 ? '' : target.slice(queryAt);
-  if (target.includes('#')) return { error: 'The request target has a fragment (#), which is never sent to a server.' };
+  if (target.includes('#')) return { error: 'targetFragment' };
   let path = '';
   for (let i = 0; i < rawPath.length; i++) {
     const char = rawPath[i]!;
@@ -91,12 +94,12 @@ export function normaliseRequestTarget(raw: string): { url: string } | { error: 
       continue;
     }
     const hex = rawPath.slice(i + 1, i + 3);
-    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return { error: 'The path has a malformed percent-encoding.' };
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return { error: 'malformedPercent' };
     const code = Number.parseInt(hex, 16);
     const decoded = String.fromCharCode(code);
     if (UNRESERVED.test(decoded)) path += decoded;
     else if (code < 0x20 || code === 0x7f || '/\\%?#'.includes(decoded)) {
-      return { error: 'The path has a percent-encoded separator or control character, which is not allowed.' };
+      return { error: 'encodedSeparator' };
     } else path += `%${hex.toUpperCase()}`;
     i += 2;
   }
@@ -180,18 +183,18 @@ export function clientErrorOf(code: string | undefined, timeoutMs: number): Cind
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':
-      return new CinderError('REQUEST_TIMEOUT', `The request did not arrive in time: headers and body must be complete within ${timeoutMs / 1000} s.`);
+      return new CinderError('REQUEST_TIMEOUT', { reason: 'slowRequest', timeoutMs });
     case 'HPE_HEADER_OVERFLOW':
-      return new CinderError('HEADERS_TOO_LARGE', 'The request line and headers are larger than the server accepts (16 KiB).');
+      return new CinderError('HEADERS_TOO_LARGE', { reason: 'overflow' });
     case 'HPE_INVALID_URL':
-      return new CinderError('BAD_REQUEST', 'The request target is not a valid URL.');
+      return new CinderError('BAD_REQUEST', { reason: 'invalidUrl' });
     case 'HPE_INVALID_CHUNK_SIZE':
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return new CinderError('BAD_REQUEST', 'The request body framing (Content-Length / Transfer-Encoding: chunked) is not valid.');
+      return new CinderError('BAD_REQUEST', { reason: 'framing' });
     default:
-      return new CinderError('BAD_REQUEST', 'The request is not valid HTTP/1.1.');
+      return new CinderError('BAD_REQUEST', { reason: 'notHttp' });
   }
 }
 
@@ -243,10 +246,10 @@ function createClientErrorHandler(logger: Logger, timeoutMs: number) {
 function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const cinderError =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new CinderError('URI_TOO_LONG', 'A path parameter is longer than 100 characters.')
+      ? new CinderError('URI_TOO_LONG', { reason: 'pathParameter' })
       : error.code === 'FST_ERR_BAD_URL'
-        ? new CinderError('BAD_REQUEST', 'The path has a percent-encoding that does not decode to UTF-8.')
-        : new CinderError('BAD_REQUEST', 'The request could not be routed.');
+        ? new CinderError('BAD_REQUEST', { reason: 'pathNotUtf8' })
+        : new CinderError('BAD_REQUEST', { reason: 'unroutable' });
   void sendProblem(reply.headers(EDGE_HEADERS), cinderError);
 }
 
@@ -271,13 +274,13 @@ function createEdgeServer(handler: (req: IncomingMessage, res: ServerResponse) =
   limitConnections(server, options);
   // CONNECT (a proxy tunnel): Node would close the connection without an answer.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    const error = new CinderError('METHOD_NOT_ALLOWED', 'CONNECT is not supported: this is not a proxy.');
+    const error = new CinderError('METHOD_NOT_ALLOWED', { reason: 'connect' });
     if (socket.writable) socket.end(rawProblem(error, randomUUID()), () => socket.destroy());
     else socket.destroy();
   });
   // An `Expect` other than 100-continue: Node would answer a bare 417.
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
-    const error = new CinderError('EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported.');
+    const error = new CinderError('EXPECTATION_FAILED', { reason: 'expect' });
     const body = JSON.stringify(toProblem(error));
     res.writeHead(error.status, { ...EDGE_HEADERS, 'content-type': 'application/problem+json; charset=utf-8', connection: 'close', 'x-request-id': randomUUID() });
     res.end(body);
@@ -374,16 +377,12 @@ const NON_UTF8_CHARSET = /;\s*charset\s*=\s*"?(?!utf-?8"?\s*(;|$))/i;
 /** Why the edge refuses this request (a bad target, no Host, a key in the URL), or null. */
 function edgeRefusal(request: FastifyRequest): CinderError | null {
   const targetError = (request.raw as RawRequest)[kTargetError];
-  if (targetError) return new CinderError('BAD_REQUEST', targetError);
+  if (targetError) return new CinderError('BAD_REQUEST', { reason: targetError });
   if (request.raw.httpVersion === '1.1' && !request.headers.host) {
-    return new CinderError('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header.');
+    return new CinderError('BAD_REQUEST', { reason: 'noHost' });
   }
   if (urlHoldsSecretKey(request.url)) {
-    return new CinderError(
-      'PRIVATE_KEY_IN_URL',
-      'The URL contains a private key; it was not used, logged or forwarded. A key belongs only in the JSON body of a POST. ' +
-        'Treat this key as exposed (URLs are kept by browsers and proxies): move its funds to a new wallet.',
-    );
+    return new CinderError('PRIVATE_KEY_IN_URL', { reason: 'url' });
   }
   return null;
 }
@@ -413,7 +412,7 @@ export function registerEdge(app: CinderApp): void {
   app.addHook('preParsing', async (request, _reply, payload) => {
     const type = request.headers['content-type'];
     if (typeof type === 'string' && NON_UTF8_CHARSET.test(type)) {
-      throw new CinderError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as Content-Type: application/json (UTF-8; no other charset).');
+      throw new CinderError('UNSUPPORTED_MEDIA_TYPE', { reason: 'charset' });
     }
     return payload;
   });
@@ -447,11 +446,8 @@ export function notFoundError(app: CinderApp, request: FastifyRequest): CinderEr
   const allowed = allowedMethods(app, path);
   // A route of this method exists (a static file that is not there): a plain 404.
   if (allowed.length > 0 && !allowed.includes(request.method)) {
-    return new CinderError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; allowed: ${allowed.join(', ')}.`, {
-      headers: { allow: allowed.join(', ') },
-    });
+    return new CinderError('METHOD_NOT_ALLOWED', { reason: 'notAllowed', method: request.method, allowed }, { headers: { allow: allowed.join(', ') } });
   }
-  // Echo the path only when it is short and holds nothing that could be a key (32 bytes or more of base58).
-  const shown = path.length <= 100 && !/[1-9A-HJ-NP-Za-km-z]{32,}/.test(path) ? path : '(path not shown)';
-  return new CinderError('NOT_FOUND', `No route for ${request.method} ${shown}`);
+  // The catalogue echoes the path only when it is short and holds nothing that could be a key.
+  return new CinderError('NOT_FOUND', { reason: 'noRoute', method: request.method, path });
 }

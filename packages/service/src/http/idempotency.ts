@@ -136,18 +136,12 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
       marked = await store.markSent(owned.key, owned.token, owned.fingerprint, sent, IDEMPOTENCY_TTL_MS);
     } catch (error) {
       unavailable(this, error, 'before sending a burn: nothing sent, answering 503');
-      throw new CinderError(
-        'SERVICE_UNAVAILABLE',
-        'The idempotency store is unavailable, so the burn could not be recorded before sending it; nothing was sent. Retry shortly.',
-        { headers: { 'retry-after': '5' } },
-      );
+      throw new CinderError('SERVICE_UNAVAILABLE', { reason: 'idempotencyRecord' }, { headers: { 'retry-after': '5' } });
     }
     if (marked === 'lost') {
       // Our pending record expired and another request took the key: it decides, we send nothing.
       this.cinderIdempotency = null;
-      throw new CinderError('REQUEST_IN_PROGRESS', 'Another request with this Idempotency-Key is in progress; this one sent nothing. Retry to get its answer.', {
-        headers: { 'retry-after': '1' },
-      });
+      throw new CinderError('REQUEST_IN_PROGRESS', { reason: 'lost' }, { headers: { 'retry-after': '1' } });
     }
   });
 
@@ -206,9 +200,7 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) {
-      throw new CinderError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID is a good choice).', {
-        errors: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
-      });
+      throw new CinderError('INVALID_IDEMPOTENCY_KEY', {}, { errors: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }] });
     }
     const owner = await ownerOf(request.body);
     if (owner === null) return;
@@ -225,11 +217,7 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
       unavailable(request, error, 'before a burn: answering 503');
       metrics.idempotency.inc({ result: 'unavailable' });
       request.cinderIdempotencyUnavailable = true;
-      throw new CinderError(
-        'SERVICE_UNAVAILABLE',
-        'The idempotency store is unavailable, so a burn with an Idempotency-Key cannot be run safely; nothing was sent. Retry shortly.',
-        { headers: { 'retry-after': '5' } },
-      );
+      throw new CinderError('SERVICE_UNAVAILABLE', { reason: 'idempotencyBegin' }, { headers: { 'retry-after': '5' } });
     }
     switch (begun.kind) {
       case 'started':
@@ -255,17 +243,10 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
           .send(await rebuiltAnswer(request, begun.sent));
       case 'in_progress':
         metrics.idempotency.inc({ result: 'in_progress' });
-        throw new CinderError(
-          'REQUEST_IN_PROGRESS',
-          'A request with this Idempotency-Key is still in progress. Retry when it has finished to get its answer.',
-          { headers: { 'retry-after': '1' } },
-        );
+        throw new CinderError('REQUEST_IN_PROGRESS', { reason: 'running' }, { headers: { 'retry-after': '1' } });
       case 'mismatch':
         metrics.idempotency.inc({ result: 'reused' });
-        throw new CinderError(
-          'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was used with a different request body in the last 24 hours. Use a new key for a new request.',
-        );
+        throw new CinderError('IDEMPOTENCY_KEY_REUSED');
     }
   };
 

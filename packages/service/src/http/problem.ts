@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { CinderError, toProblem, type CinderErrorCode, type FieldProblem } from '../errors.ts';
+import { CinderError, toProblem, type CinderErrorCode, type CinderErrorContexts, type FieldProblem, type SchemaFields, type StatusRefusal } from '../errors.ts';
 import { scrubSecretKeys } from '../keys/detectSecretKey.ts';
 
 /** The problem+json schema shared by every error response (referenced as `Problem#`). */
@@ -26,8 +26,11 @@ export const ProblemSchema = {
   additionalProperties: true,
 } as const;
 
+/** The codes whose context may be schema failures of fields. */
+type SchemaFieldsCode = { [C in CinderErrorCode]: SchemaFields extends CinderErrorContexts[C] ? C : never }[CinderErrorCode];
+
 /** Which error code a schema failure of a given field gets; fields not listed get VALIDATION_FAILED. */
-const FIELD_CODES: Record<string, CinderErrorCode> = {
+const FIELD_CODES: Record<string, SchemaFieldsCode> = {
   mint: 'INVALID_MINT',
   priorityFee: 'INVALID_PRIORITY_FEE',
   userPrivateKey: 'INVALID_PRIVATE_KEY',
@@ -89,11 +92,10 @@ function fieldOf(error: AjvError): string {
   return path === '' ? '' : safeFieldName(path);
 }
 
-/** "a, b, c" or "a, b, c, d, e and 12 more". */
-function listNames(names: string[]): string {
+/** The names to list (at most MAX_LISTED_FIELDS, each once) and how many more there are: "a, b, c, d, e and 12 more". */
+function listedNames(names: string[]): { fields: string[]; more: number } {
   const unique = [...new Set(names)];
-  const shown = unique.slice(0, MAX_LISTED_FIELDS).join(', ');
-  return unique.length > MAX_LISTED_FIELDS ? `${shown} and ${unique.length - MAX_LISTED_FIELDS} more` : shown;
+  return { fields: unique.slice(0, MAX_LISTED_FIELDS), more: Math.max(0, unique.length - MAX_LISTED_FIELDS) };
 }
 
 /**
@@ -120,34 +122,34 @@ export function validationToCinderError(errors: AjvError[], context: string): Ci
   });
   const listed = capped(problems);
   if (missing.length > 0) {
-    return new CinderError('MISSING_FIELD', `Missing required field${missing.length > 1 ? 's' : ''}: ${listNames(missing)}`, { errors: listed });
+    return new CinderError('MISSING_FIELD', listedNames(missing), { errors: listed });
   }
   if (unknown.length > 0) {
-    return new CinderError('UNKNOWN_FIELD', `Unknown field${unknown.length > 1 ? 's' : ''}: ${listNames(unknown)}`, { errors: listed });
+    return new CinderError('UNKNOWN_FIELD', listedNames(unknown), { errors: listed });
   }
   const first = problems[0];
   const code = (first && FIELD_CODES[first.field.replace(/\[[0-9]+\]$/, '')]) ?? 'VALIDATION_FAILED';
-  const more = problems.length > listed.length ? `; and ${problems.length - listed.length} more` : '';
-  const detail = listed.map((p) => `${p.field} ${p.message}`).join('; ') + more;
-  return new CinderError(code, detail, { errors: listed });
+  return new CinderError(code, { reason: 'schema', problems: listed, more: problems.length - listed.length }, { errors: listed });
 }
 
 const FASTIFY_CODES: Record<string, (bodyLimit: number) => CinderError> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: () => new CinderError('INVALID_JSON', 'The request body is not valid JSON'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => new CinderError('INVALID_JSON', 'The request body is empty; a JSON object is expected'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new CinderError('INVALID_JSON', { reason: 'malformed' }),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new CinderError('INVALID_JSON', { reason: 'empty' }),
   // The routes that take many owners accept more (src/http/routes/reclaimMany.ts): the limit said is the route's.
-  FST_ERR_CTP_BODY_TOO_LARGE: (bodyLimit) => new CinderError('PAYLOAD_TOO_LARGE', `The request body is larger than ${Math.floor(bodyLimit / 1024)} KiB`),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
-    new CinderError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as Content-Type: application/json'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new CinderError('VALIDATION_FAILED', 'Content-Length does not match the body'),
+  FST_ERR_CTP_BODY_TOO_LARGE: (bodyLimit) => new CinderError('PAYLOAD_TOO_LARGE', { reason: 'body', limitBytes: bodyLimit }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new CinderError('UNSUPPORTED_MEDIA_TYPE', { reason: 'notJson' }),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new CinderError('VALIDATION_FAILED', { reason: 'contentLength' }),
 };
+
+/** The codes with a situation of their own for a 4xx raised with a status only. */
+type StatusRefusalCode = { [C in CinderErrorCode]: StatusRefusal extends CinderErrorContexts[C] ? C : never }[CinderErrorCode];
 
 /**
  * The code for a 4xx that a plugin (static files, swagger) or Fastify raised with its own status:
  * the status is kept (a 403 of @fastify/static stays a 403), the plugin's message is not (it may
  * quote the path). A 4xx without an entry becomes 400 BAD_REQUEST.
  */
-const CODE_OF_STATUS: Record<number, CinderErrorCode> = {
+const CODE_OF_STATUS: Record<number, StatusRefusalCode> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
@@ -183,27 +185,17 @@ export function toCinderError(error: unknown, bodyLimit = 16 * 1024): { cinderEr
   const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (known) return { cinderError: known(bodyLimit), unexpected: false };
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
-    return { cinderError: new CinderError('INVALID_JSON', 'The request body is not valid JSON'), unexpected: false };
+    return { cinderError: new CinderError('INVALID_JSON', { reason: 'malformed' }), unexpected: false };
   }
   const status = fastifyError.statusCode ?? (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const code = CODE_OF_STATUS[status] ?? 'BAD_REQUEST';
-    return { cinderError: new CinderError(code, `The request was refused: ${STATUS_TEXT[code] ?? code}.`), unexpected: false };
+    return { cinderError: new CinderError(CODE_OF_STATUS[status] ?? 'BAD_REQUEST', { reason: 'status' }), unexpected: false };
   }
   return {
-    cinderError: new CinderError('INTERNAL_ERROR', 'An unexpected error occurred. The request id identifies it in the server log.'),
+    cinderError: new CinderError('INTERNAL_ERROR'),
     unexpected: true,
   };
 }
-
-const STATUS_TEXT: Partial<Record<CinderErrorCode, string>> = {
-  BAD_REQUEST: 'the request is malformed',
-  FORBIDDEN: 'access to this path is forbidden',
-  NOT_FOUND: 'nothing is found at this path',
-  METHOD_NOT_ALLOWED: 'the method is not allowed here',
-  NOT_ACCEPTABLE: 'no representation matches the Accept header',
-  RANGE_NOT_SATISFIABLE: 'the requested range cannot be served',
-};
 
 /**
  * The problem body as sent: a last guard on what is echoed. Field lists are capped, field names

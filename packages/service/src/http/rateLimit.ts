@@ -189,7 +189,7 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
       metrics.rateLimitRejections.inc({ route: bucket, limit: 'requests' });
       throw new CinderError(
         'RATE_LIMITED',
-        `Rate limit reached: ${result.max} ${BUCKET_NAMES[bucket]} per minute for this client. Retry in ${resetSeconds} s.`,
+        { reason: 'bucket', max: result.max, what: BUCKET_NAMES[bucket], resetSeconds },
         { headers: { 'retry-after': String(resetSeconds) } },
       );
     }
@@ -273,9 +273,7 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
     metrics.rateLimitRejections.inc({ route: bucketOf(request), limit: 'owners' });
     throw new CinderError(
       'RATE_LIMITED',
-      n > max
-        ? `This request names ${n} owners, more than the budget of ${max} owners per minute per client (RATE_LIMIT_OWNERS_PER_MIN). Send fewer owners.`
-        : `Owner budget reached: ${max} owners per minute for this client, ${max - taken.used} left in this window and ${n} named. Retry in ${resetSeconds} s.`,
+      n > max ? { reason: 'overBudget', what: 'owners', n, max } : { reason: 'budget', what: 'owners', n, max, left: max - taken.used, resetSeconds },
       { headers: { 'retry-after': String(resetSeconds) } },
     );
   }
@@ -314,9 +312,7 @@ export async function registerRateLimits(app: CinderApp, deps: RateLimitDeps): P
       metrics.rateLimitRejections.inc({ route: 'generate', limit: 'wallets' });
       throw new CinderError(
         'RATE_LIMITED',
-        n > max
-          ? `n=${n} is more than the budget of ${max} wallets per minute per client. Ask for fewer wallets.`
-          : `Wallet budget reached: ${max} wallets per minute for this client, ${left} left in this window and n=${n} asked. Retry in ${resetSeconds} s.`,
+        n > max ? { reason: 'overBudget', what: 'wallets', n, max } : { reason: 'budget', what: 'wallets', n, max, left, resetSeconds },
         { headers: { 'retry-after': String(resetSeconds) } },
       );
     }
@@ -355,11 +351,7 @@ export function createPreviewSlots(perClient: number): PreviewSlots {
     acquire(client: string): () => void {
       const now = running.get(client) ?? 0;
       if (now >= perClient) {
-        throw new CinderError(
-          'RATE_LIMITED',
-          `${now} reclaim previews of this client are running; at most ${perClient} at once. Retry when one has answered.`,
-          { headers: { 'retry-after': '1' } },
-        );
+        throw new CinderError('RATE_LIMITED', { reason: 'previews', running: now, perClient }, { headers: { 'retry-after': '1' } });
       }
       running.set(client, now + 1);
       let released = false;

@@ -10,15 +10,12 @@ import { CinderError } from '../errors.ts';
 /** What a client may send as `userPrivateKey`: a string in one of the formats below, or a keygen array. */
 export type PrivateKeyInput = string | readonly number[];
 
-export const PRIVATE_KEY_FORMATS =
-  'base58 of the 64-byte secret key (Phantom/Solflare export), base58 of the 32-byte seed, ' +
-  'or the solana-keygen JSON array of 64 numbers';
+// The accepted formats are named in the error catalogue, which words this code's message.
+export { PRIVATE_KEY_FORMATS } from '../errors.ts';
 
 function invalid(reason: string): CinderError {
   // The reason names the format problem only; never any byte or character of the key.
-  return new CinderError('INVALID_PRIVATE_KEY', `userPrivateKey is not a valid private key: ${reason}. Accepted: ${PRIVATE_KEY_FORMATS}.`, {
-    errors: [{ field: 'userPrivateKey', message: reason }],
-  });
+  return new CinderError('INVALID_PRIVATE_KEY', { reason: 'unparsable', problem: reason }, { errors: [{ field: 'userPrivateKey', message: reason }] });
 }
 
 function bytesFromArray(values: readonly unknown[]): Uint8Array {

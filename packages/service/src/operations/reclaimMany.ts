@@ -181,7 +181,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
 
   /** The fee payer must hold every fee and keep a valid balance (the rent-exempt minimum, or exactly 0): the one payer check (plan/money.ts). */
   const assertFeePayerCanPay = (feePayer: Address, balance: bigint, fees: readonly bigint[], reserve: bigint) =>
-    assertPayerCanPay(`The fee payer ${feePayer}`, balance, fees, reserve, 'feePayer');
+    assertPayerCanPay(feePayer, balance, fees, reserve, 'feePayer');
 
   /**
    * Read → plan → pack → (count: at most `maxTransactions`) → simulate each transaction (for its

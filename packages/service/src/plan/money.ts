@@ -4,12 +4,10 @@
  */
 import type { Address } from '@solana/kit';
 import { CinderError } from '../errors.ts';
-import { formatSol } from './priorityFee.ts';
+import { formatSol } from '../errors/format.ts';
 
-/** The signed net as the message says it: "+0.00103428" or "−0.00797" (a true minus sign). */
-export function formatNetSol(netLamports: bigint): string {
-  return netLamports < 0n ? `−${formatSol(-netLamports)}` : `+${formatSol(netLamports)}`;
-}
+// The signed net as messages say it ("−0.00797", a true minus sign): written beside the error catalogue, which uses it.
+export { formatNetSol } from '../errors/format.ts';
 
 /**
  * Whether a payer may pay `fee` out of `balance`: the runtime refuses a fee payer that would be
@@ -31,26 +29,17 @@ export function missingForFees(balance: bigint, fees: readonly bigint[], reserve
 
 /**
  * The payer check of every path: 400 INSUFFICIENT_SOL_FOR_FEE, saying how much is missing, when
- * `payer` cannot pay `fees` and keep a valid balance. `who` names it in the sentence (the owner's
- * address, or "The fee payer …" of a many-owner job); `field`, the request's field that gave it.
+ * `payer` cannot pay `fees` and keep a valid balance. `field` is the request's field that named a
+ * separate fee payer (a many-owner job); without it the payer is the owner.
  */
-export function assertPayerCanPay(who: string, balance: bigint, fees: readonly bigint[], reserve: bigint, field?: string): void {
+export function assertPayerCanPay(payer: Address, balance: bigint, fees: readonly bigint[], reserve: bigint, field?: string): void {
   const missing = missingForFees(balance, fees, reserve);
   if (missing === 0n) return;
   const total = fees.reduce((sum, fee) => sum + fee, 0n);
   throw new CinderError(
     'INSUFFICIENT_SOL_FOR_FEE',
-    `${who} holds ${formatSol(balance)} SOL; the fees are ${formatSol(total)} SOL and a fee payer must keep ${formatSol(reserve)} SOL ` +
-      `(the rent-exempt minimum) or end at exactly 0, so ${formatSol(missing)} SOL more is needed. Nothing was sent.`,
-    {
-      ...(field ? { errors: [{ field, message: `needs ${formatSol(missing)} SOL more to pay every fee` }] } : {}),
-      extensions: {
-        balanceLamports: balance.toString(),
-        feeLamports: total.toString(),
-        reserveLamports: reserve.toString(),
-        missingLamports: missing.toString(),
-      },
-    },
+    { reason: 'balance', feePayer: payer, separateFeePayer: field !== undefined, balance, fees: total, reserve, missing },
+    field ? { errors: [{ field, message: `needs ${formatSol(missing)} SOL more to pay every fee` }] } : {},
   );
 }
 
@@ -61,13 +50,7 @@ export const assertOwnerCanPay = (owner: Address, balance: bigint, fees: readonl
 /** 400 FEE_EXCEEDS_RECLAIM when the fees are larger than what comes back, unless the caller accepts a net loss. */
 export function assertFeeWithinReclaim(returnsLamports: bigint, feeLamports: bigint, allowNetLoss: boolean): void {
   if (feeLamports <= returnsLamports || allowNetLoss) return;
-  const net = returnsLamports - feeLamports;
-  throw new CinderError(
-    'FEE_EXCEEDS_RECLAIM',
-    `The fees (${formatSol(feeLamports)} SOL) are larger than what comes back (${formatSol(returnsLamports)} SOL): net ${formatNetSol(net)} SOL. ` +
-      'Lower priorityFee, or send "allowNetLoss": true to accept the loss. Nothing was sent.',
-    { extensions: { reclaimLamports: returnsLamports.toString(), feeLamports: feeLamports.toString(), netLamports: net.toString() } },
-  );
+  throw new CinderError('FEE_EXCEEDS_RECLAIM', { reason: 'net', fees: feeLamports, returns: returnsLamports });
 }
 
 /**

@@ -1,9 +1,10 @@
 import { CinderError } from '../errors.ts';
+import { formatSol } from '../errors/format.ts';
 
 const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n;
 
 function invalidFee(message: string): CinderError {
-  return new CinderError('INVALID_PRIORITY_FEE', `priorityFee ${message}`, { errors: [{ field: 'priorityFee', message }] });
+  return new CinderError('INVALID_PRIORITY_FEE', { reason: 'rule', problem: message }, { errors: [{ field: 'priorityFee', message }] });
 }
 
 /**
@@ -31,11 +32,5 @@ export function priorityFeeCharged(computeUnitPriceMicroLamports: bigint, comput
   return (product + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
 }
 
-/** Lamports as a SOL decimal string without trailing zeros: 2039280n → "0.00203928". */
-export function formatSol(lamports: bigint): string {
-  const negative = lamports < 0n;
-  const abs = negative ? -lamports : lamports;
-  const whole = abs / 1_000_000_000n;
-  const fraction = (abs % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
-}
+// Lamports as a SOL decimal string ("0.00203928"): written beside the error catalogue, which uses it.
+export { formatSol };

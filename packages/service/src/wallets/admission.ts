@@ -25,16 +25,10 @@ export function createRunningCaps(options: { perClient: number; total: number; w
     acquire(client) {
       const own = byClient.get(client) ?? 0;
       if (own >= perClient) {
-        throw new CinderError(
-          'RATE_LIMITED',
-          `This client has ${own} ${what} open; at most ${perClient} at once per client (${options.perClientName}). Retry when one has ended.`,
-          { headers: { 'retry-after': retryAfter } },
-        );
+        throw new CinderError('RATE_LIMITED', { reason: 'open', open: own, what, perClient, setting: options.perClientName }, { headers: { 'retry-after': retryAfter } });
       }
       if (all >= total) {
-        throw new CinderError('SERVICE_UNAVAILABLE', `The service has ${all} ${what} open, its limit (${options.totalName}); retry in a moment.`, {
-          headers: { 'retry-after': retryAfter },
-        });
+        throw new CinderError('SERVICE_UNAVAILABLE', { reason: 'open', open: all, what, setting: options.totalName }, { headers: { 'retry-after': retryAfter } });
       }
       byClient.set(client, own + 1);
       all++;

@@ -47,7 +47,7 @@ export interface FairPool {
 /** A vanity slice run on the main thread while the threads start: short, as the event loop waits for it. */
 const INLINE_SLICE_MS = 10;
 
-export const shuttingDown = () => new CinderError('SERVICE_UNAVAILABLE', 'The server is shutting down.', { headers: { 'retry-after': '5' } });
+export const shuttingDown = () => new CinderError('SERVICE_UNAVAILABLE', { reason: 'shuttingDown' }, { headers: { 'retry-after': '5' } });
 
 export function createFairPool(options: FairPoolOptions): FairPool {
   const { threads } = options;

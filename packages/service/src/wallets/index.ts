@@ -213,15 +213,10 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
   async function reserve<T>(client: string, wallets: number, work: () => Promise<T>): Promise<T> {
     const ownQueued = queuedByClient.get(client) ?? 0;
     if (ownQueued + wallets > maxQueuedWalletsPerClient) {
-      throw new CinderError(
-        'RATE_LIMITED',
-        `This client already has ${ownQueued} wallets being generated or searched for; its share is ${maxQueuedWalletsPerClient} at once. ` +
-          'Retry when one of its requests has answered.',
-        { headers: { 'retry-after': '1' } },
-      );
+      throw new CinderError('RATE_LIMITED', { reason: 'queuedWallets', queued: ownQueued, share: maxQueuedWalletsPerClient }, { headers: { 'retry-after': '1' } });
     }
     if (queuedWallets + wallets > maxQueuedWallets) {
-      throw new CinderError('SERVICE_UNAVAILABLE', 'Wallet generation is at capacity; retry in a moment.', { headers: { 'retry-after': '1' } });
+      throw new CinderError('SERVICE_UNAVAILABLE', { reason: 'walletCapacity' }, { headers: { 'retry-after': '1' } });
     }
     queuedWallets += wallets;
     queuedByClient.set(client, ownQueued + wallets);
@@ -284,13 +279,15 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
     if (request.signal?.aborted) throw request.signal.reason;
     const found = Math.min(Atomics.load(flags, CONTROL_FOUND), request.n);
     if (found < request.n) {
-      const what = [pattern.prefix && `prefix "${pattern.prefix}"`, pattern.suffix && `suffix "${pattern.suffix}"`].filter(Boolean).join(' and ');
-      throw new CinderError(
-        'VANITY_TIMEOUT',
-        `Found ${found} of ${request.n} addresses with ${what}${pattern.ignoreCase ? ' (ignoring case)' : ''} in ${options.timeoutMs} ms; ` +
-          `${tried} keys tried. Use a shorter pattern, ignoreCase=true or a smaller n.`,
-        { extensions: { keysTried: tried } },
-      );
+      throw new CinderError('VANITY_TIMEOUT', {
+        found,
+        n: request.n,
+        prefix: pattern.prefix,
+        suffix: pattern.suffix,
+        ignoreCase: pattern.ignoreCase,
+        timeoutMs: options.timeoutMs,
+        keysTried: tried,
+      });
     }
     return tried;
   }

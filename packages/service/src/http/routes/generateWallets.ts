@@ -146,7 +146,8 @@ export function vanityRuleBroken(value: unknown, config: Pick<Config, 'maxVanity
 }
 
 function invalid(field: keyof QueryString, message: string): CinderError {
-  return new CinderError(field === 'n' ? 'INVALID_N' : 'INVALID_PARAMETER', `${field} ${message}`, { errors: [{ field, message }] });
+  const problems = [{ field, message }];
+  return new CinderError(field === 'n' ? 'INVALID_N' : 'INVALID_PARAMETER', { reason: 'schema', problems }, { errors: problems });
 }
 
 /**
@@ -173,7 +174,7 @@ function queryError(validation: AjvError[], query: Record<string, unknown>, conf
     errors.push({ field, message });
   }
   const code = errors.some((p) => p.field === 'n') ? 'INVALID_N' : 'INVALID_PARAMETER';
-  return new CinderError(code, errors.map((p) => `${p.field} ${p.message}`).join('; '), { errors });
+  return new CinderError(code, { reason: 'schema', problems: errors }, { errors });
 }
 
 function sendWallets(reply: FastifyReply, result: GeneratedWallets) {

@@ -32,7 +32,7 @@ export function registerHealthRoutes(app: CinderApp, { chain }: Pick<AppDeps, 'c
     },
     async () => {
       if (!(await chain.isHealthy())) {
-        throw new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node does not answer.', { headers: { 'retry-after': '5' } });
+        throw new CinderError('RPC_UNAVAILABLE', { reason: 'notAnswering' }, { headers: { 'retry-after': '5' } });
       }
       return { status: 'ready' as const };
     },

@@ -79,15 +79,13 @@ export function registerMetrics(app: CinderApp, { config, metrics }: { config: C
       if (token === undefined || !timingSafeEqual(sha256(token), tokenDigest)) {
         return sendProblem(
           reply,
-          new CinderError('UNAUTHORIZED', 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>.', {
-            headers: { 'www-authenticate': 'Bearer' },
-          }),
+          new CinderError('UNAUTHORIZED', { reason: 'metricsToken' }, { headers: { 'www-authenticate': 'Bearer' } }),
         );
       }
     } else if (!isDirectLoopback(request)) {
       return sendProblem(
         reply,
-        new CinderError('FORBIDDEN', 'GET /metrics is served to loopback clients only; set METRICS_TOKEN to read it from elsewhere.'),
+        new CinderError('FORBIDDEN', { reason: 'metricsLoopback' }),
       );
     }
     const body = await metrics.registry.metrics();

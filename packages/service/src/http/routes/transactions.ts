@@ -40,18 +40,16 @@ export function registerTransactionsRoute(
       // the same check where it matters most: a 64-byte key is a well-formed "signature" and would
       // otherwise be sent to the RPC in getSignatureStatuses.
       if (isSecretKeyText(signature)) {
-        throw new CinderError('PRIVATE_KEY_IN_URL', 'The path holds a private key, not a signature; it was not used, logged or forwarded.');
+        throw new CinderError('PRIVATE_KEY_IN_URL', { reason: 'signaturePath' });
       }
       if (!isSignature(signature)) {
-        throw new CinderError('INVALID_SIGNATURE', 'signature is not a base58 transaction signature (64 bytes)', {
-          errors: [{ field: 'signature', message: 'is not a base58 signature of 64 bytes' }],
-        });
+        throw new CinderError('INVALID_SIGNATURE', { reason: 'notSignature' }, { errors: [{ field: 'signature', message: 'is not a base58 signature of 64 bytes' }] });
       }
       const deadline = Date.now() + 15_000;
       let [verdict]: Verdict[] = await readVerdicts(chain, [signature], deadline);
       if (verdict!.kind === 'unknown') {
         const lastValidBlockHeight = await sentTransactions.lastValidBlockHeightOf(signature).catch(() => null);
-        if (lastValidBlockHeight === null) throw new CinderError('TRANSACTION_NOT_FOUND', `The chain has no record of transaction ${signature}.`);
+        if (lastValidBlockHeight === null) throw new CinderError('TRANSACTION_NOT_FOUND', { signature });
         [verdict] = await expireUnknown(chain, [{ signature, lastValidBlockHeight }], deadline);
       }
       return describeVerdict(signature, verdict!, chain.commitment);
