@@ -37,9 +37,11 @@ const SANITIZE_ERRORS = new Set<TransactionErrorJson>([
 /**
  * Errors LiteSVM raises after the fee payer was validated but before execution, without charging
  * the fee or recording the transaction. Real validators commit these as fee-only transactions
- * (fee charged, error recorded), which is emulated here.
+ * (fee charged, error recorded), which is emulated here. MaxLoadedAccountsDataSizeExceeded is
+ * what a v1 transaction that leaves its loaded-accounts-data limit unset (zero) fails with
+ * while loading; agave charges it, LiteSVM 1.5 does not.
  */
-const FEE_ONLY_ERRORS = new Set<TransactionErrorJson>(['InvalidProgramForExecution', 'ProgramAccountNotFound']);
+const FEE_ONLY_ERRORS = new Set<TransactionErrorJson>(['InvalidProgramForExecution', 'ProgramAccountNotFound', 'MaxLoadedAccountsDataSizeExceeded']);
 
 export interface PostSimulationAccount {
   address: Address;

@@ -67,7 +67,9 @@ const DEFAULT_DECIMALS = 9;
  * realistic 400 ms slot clock; a test that needs blockhashes to expire or finality warps
  * (`localnet_warpSlots`) instead of waiting.
  */
-export async function startTestChain(opts: { slotIntervalMs?: number; programs?: { address: string; bytes: Uint8Array }[] } = {}): Promise<TestChain> {
+export async function startTestChain(
+  opts: { slotIntervalMs?: number; programs?: { address: string; bytes: Uint8Array }[]; v1Transactions?: boolean } = {},
+): Promise<TestChain> {
   // Test mode executes a send at once (instant timing); Token-2022's native mint is asked for so
   // that tests can wrap SOL under either token program.
   const localnet = await startLocalnet({
@@ -76,6 +78,8 @@ export async function startTestChain(opts: { slotIntervalMs?: number; programs?:
     slotIntervalMs: opts.slotIntervalMs ?? 400,
     token2022NativeMint: true,
     ...(opts.programs ? { programs: opts.programs } : {}),
+    // The v1 gate is active unless a test asks for a cluster from before it (the fallback paths).
+    ...(opts.v1Transactions === false ? { v1Transactions: false } : {}),
   });
   return {
     localnet,
