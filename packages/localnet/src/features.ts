@@ -11,6 +11,7 @@ export const FEATURE_PROGRAM = address('Feature111111111111111111111111111111111
 /** The v1 transaction format (SIMD-0385) and its 4,096-byte size (SIMD-0296), active on mainnet since 2026-09-15. */
 export const V1_TRANSACTIONS_FEATURE = address('txv1aq4pp281K9um3tnPgkfX8UqtFT6wcVW3hNezGLL');
 const FEATURE_ACCOUNT_SIZE = 9;
+const SYSTEM_PROGRAM = address('11111111111111111111111111111111');
 
 export interface FeatureOptions {
   /** Whether the v1 transaction gate is active (default true, as on mainnet). Off, v1 is refused as before the gate. */
@@ -25,16 +26,27 @@ export function activatedFeatureData(slot: bigint): Uint8Array {
   return data;
 }
 
-/** Writes the active gates at genesis (slot 0), funded rent-exempt like any genesis account. */
+/**
+ * Makes the v1 gate what `options` asks. LiteSVM 1.5's genesis already holds its feature account,
+ * but activated at slot 446,071,424, a slot this chain has not reached: "on" rewrites it as
+ * activated at genesis (slot 0), "off" removes it, since a cluster from before the gate has no
+ * such account.
+ */
 export function installFeatures(chain: Chain, options: FeatureOptions): void {
-  if (options.v1Transactions === false) return;
-  chain.setAccount({
-    address: V1_TRANSACTIONS_FEATURE,
-    lamports: chain.svm.minimumBalanceForRentExemption(BigInt(FEATURE_ACCOUNT_SIZE)),
-    data: activatedFeatureData(0n),
-    owner: FEATURE_PROGRAM,
-    executable: false,
-  });
+  const on = options.v1Transactions !== false;
+  if (on && isFeatureActive(chain, V1_TRANSACTIONS_FEATURE)) return;
+  if (!on && !chain.svm.getAccount(V1_TRANSACTIONS_FEATURE).exists) return;
+  chain.setAccount(
+    on
+      ? {
+          address: V1_TRANSACTIONS_FEATURE,
+          lamports: chain.svm.minimumBalanceForRentExemption(BigInt(FEATURE_ACCOUNT_SIZE)),
+          data: activatedFeatureData(0n),
+          owner: FEATURE_PROGRAM,
+          executable: false,
+        }
+      : { address: V1_TRANSACTIONS_FEATURE, lamports: 0n, data: new Uint8Array(), owner: SYSTEM_PROGRAM, executable: false },
+  );
 }
 
 /** Whether `feature` is active: its account exists, belongs to the feature program and has an activation slot. */
