@@ -177,7 +177,7 @@ describe('counts', () => {
   test('64 addresses land; 65 are refused', async () => {
     const at64 = await handWrittenV1({ extraAccounts: 62, transfers: 1 }); // payer + system + 62
     const signature = await send(at64, true);
-    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed' }).send();
+    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'json' }).send();
     assert.equal(landed?.transaction.message.accountKeys.length, 64);
     assert.equal(landed?.meta?.err, null);
     assert.match(await rpcError(send(await handWrittenV1({ extraAccounts: 63, transfers: 1 }), true)), sanitizeFailure);
@@ -185,7 +185,7 @@ describe('counts', () => {
 
   test('64 instructions land; 65 are refused', async () => {
     const signature = await send(await handWrittenV1({ extraAccounts: 0, transfers: 64 }), true);
-    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed' }).send();
+    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'json' }).send();
     assert.equal(landed?.transaction.message.instructions.length, 64);
     assert.equal(landed?.meta?.err, null);
     assert.match(await rpcError(send(await handWrittenV1({ extraAccounts: 0, transfers: 65 }), true)), sanitizeFailure);
@@ -194,7 +194,7 @@ describe('counts', () => {
   test('12 signatures land; 13 are refused', async () => {
     const balance = await getLamports(chain, payer.address);
     const signature = await send(await handWrittenV1({ extraAccounts: 0, transfers: 1, extraSigners: 11 }), true);
-    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed' }).send();
+    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'json' }).send();
     assert.equal(landed?.transaction.signatures.length, 12);
     assert.equal(landed?.meta?.fee, 60_000n);
     assert.equal(balance - (await getLamports(chain, payer.address)), 60_000n);
@@ -207,7 +207,7 @@ describe('fees and limits', () => {
     const { bytes } = await build(1, [], { ...LIMITS, priorityFeeLamports: 7_777n });
     const balance = await getLamports(chain, payer.address);
     const signature = await send(bytes);
-    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed' }).send();
+    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'json' }).send();
     assert.equal(landed?.meta?.fee, 12_777n);
     assert.equal(balance - (await getLamports(chain, payer.address)), 12_777n);
     const messageBase64 = base64.decode(getCompiledTransactionMessageEncoder().encode(compileTransactionMessage(
@@ -225,7 +225,7 @@ describe('fees and limits', () => {
     const { bytes } = await build(1, [], { priorityFeeLamports: 1_000n });
     const balance = await getLamports(chain, payer.address);
     const signature = await send(bytes, true);
-    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed' }).send();
+    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'json' }).send();
     assert.equal(landed?.meta?.err, 'MaxLoadedAccountsDataSizeExceeded');
     assert.equal(landed?.meta?.fee, 6_000n);
     assert.equal(balance - (await getLamports(chain, payer.address)), 6_000n);
@@ -246,7 +246,7 @@ describe('reading v1 back', () => {
   });
 
   test('getTransaction needs maxSupportedTransactionVersion 1, and shows the version and the config', async () => {
-    const tooOld = await rpcError(chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send());
+    const tooOld = await rpcError(chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed', encoding: 'json' }).send());
     assert.match(tooOld, /Transaction version \(1\) is not supported by the requesting client.*"maxSupportedTransactionVersion": 1/);
     const parsed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'jsonParsed' }).send();
     assert.equal(parsed?.version, 1);
@@ -258,7 +258,7 @@ describe('reading v1 back', () => {
   });
 
   test('getBlock shows v1 transactions with maxSupportedTransactionVersion 1 and refuses a client that declares 0', async () => {
-    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed' }).send();
+    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'json' }).send();
     const slot = landed!.slot;
     const block = await chain.rpc.getBlock(slot, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', rewards: false }).send();
     const ours = block?.transactions.find((t) => t.transaction.signatures[0] === signature);
