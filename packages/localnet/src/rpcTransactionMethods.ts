@@ -167,6 +167,7 @@ export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold
         // Parsed (jsonParsed) like agave's simulate_transaction; null unless asked for.
         innerInstructions: withInnerInstructions ? parsedInnerInstructions(result.innerInstructions, result.accountKeys) : null,
         replacementBlockhash: result.replacementBlockhash ?? null,
+        loadedAccountsDataSize: result.loadedAccountsDataSize,
       });
     },
 

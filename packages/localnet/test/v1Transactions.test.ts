@@ -21,6 +21,7 @@ import {
   compileTransactionMessage,
   createTransactionMessage,
   generateKeyPairSigner,
+  getAddressDecoder,
   getBase64Decoder,
   getBase64EncodedWireTransaction,
   getCompiledTransactionMessageEncoder,
@@ -303,5 +304,27 @@ describe('the feature gate', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe('loaded account data', () => {
+  test('simulateTransaction reports it as agave counts it (programdata included), and a limit of that size lands', async () => {
+    const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+    const probe = { programAddress: TOKEN_PROGRAM, accounts: [], data: new Uint8Array([21]) }; // GetAccountDataSize without a mint fails, after loading
+    const { bytes } = await build(1, [probe], { computeUnitLimit: 1_400_000, loadedAccountsDataSizeLimit: 64 * 1024 * 1024 });
+    const { value } = await chain.rpc.simulateTransaction(base64.decode(bytes) as Base64EncodedWireTransaction, { encoding: 'base64', replaceRecentBlockhash: true }).send();
+    const reported = value.loadedAccountsDataSize!;
+    const program = await chain.rpc.getAccountInfo(TOKEN_PROGRAM, { encoding: 'base64' }).send();
+    const programData = address(getAddressDecoder().decode(Buffer.from(program.value!.data[0], 'base64').subarray(4, 36)));
+    const programDataAccount = await chain.rpc.getAccountInfo(programData, { encoding: 'base64' }).send();
+    const dataOf = (account: typeof programDataAccount) => BigInt(Buffer.from(account.value!.data[0], 'base64').length);
+    // payer (0 bytes), System (its data), Token (36 bytes) and Token's programdata, each + 64.
+    const system = await chain.rpc.getAccountInfo(SYSTEM_PROGRAM, { encoding: 'base64' }).send();
+    assert.equal(BigInt(reported), 4n * 64n + dataOf(system) + dataOf(program) + dataOf(programDataAccount));
+    // Sized from the report, the same transaction gets past loading: it fails in Token's instruction, not for its data.
+    const sized = await build(1, [probe], { computeUnitLimit: 10_000, loadedAccountsDataSizeLimit: Math.ceil(reported / 32_768) * 32_768 });
+    const signature = await send(sized.bytes, true);
+    const landed = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 1, commitment: 'confirmed', encoding: 'json' }).send();
+    assert.ok(landed?.meta?.err && typeof landed.meta.err === 'object' && 'InstructionError' in landed.meta.err, JSON.stringify(landed?.meta?.err, (_, v) => (typeof v === 'bigint' ? String(v) : v)));
   });
 });
