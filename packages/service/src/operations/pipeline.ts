@@ -31,6 +31,8 @@ import { formatSol } from '../plan/priorityFee.ts';
 import { netOf } from '../plan/net.ts';
 import { MAX_RELAY_TOKEN_MESSAGES, RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
+import { chooseTransactionVersion, TRANSACTION_VERSIONS, type TransactionVersion } from '../plan/transactionVersion.ts';
+import { isV1GateActive } from '../chain/featureGate.ts';
 import { reasonText, skippedOf, type Door, type OperationResult, type TransactionReport } from './operationResult.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
@@ -67,6 +69,17 @@ export interface PipelineRequest {
    * provider); an address pasted as a key shows as a key whose own wallet has nothing at all.
    */
   keyIsSeed?: boolean;
+  /**
+   * The transaction versions the signer takes. Default: where Cinder signs (keyed doors, and the
+   * preview of a key's reclaim) every version; a browser wallet, or a keyless prepare, only legacy
+   * and v0 unless it declares 1. v1 is used only where the cluster's gate is active too.
+   */
+  transactionVersions?: readonly TransactionVersion[];
+}
+
+/** The versions a request's signer takes when it does not say (see PipelineRequest.transactionVersions). */
+function signerVersionsOf(request: PipelineRequest): readonly TransactionVersion[] {
+  return request.transactionVersions ?? (request.signer === 'wallet' ? ['legacy', 0] : TRANSACTION_VERSIONS);
 }
 
 export interface PlannedOperation {
@@ -183,6 +196,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, plan: null, problem: nothingToDo(request, actions) };
 
     const sponsorAccount = deps.sponsor ? also.get(deps.sponsor.signer.address) : null;
+    // The gate is read (once per process) only for a signer that takes v1.
+    const signerVersions = signerVersionsOf(request);
+    const v1GateActive = signerVersions.includes(1) && (await isV1GateActive(chain, deadline));
+    const transactionVersion = chooseTransactionVersion({ v1GateActive, signerVersions, fallback: 'legacy' });
     try {
       const plan = await compilePlan(
         chain,
@@ -197,6 +214,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           feePayer: request.feePayer,
           ...(request.signer ? { signer: request.signer } : {}),
           estimate,
+          transactionVersion,
           sponsor:
             deps.sponsor && deps.sponsorPolicy
               ? { signer: deps.sponsor.signer, lamports: sponsorAccount?.lamports ?? 0n, policy: deps.sponsorPolicy }
@@ -314,7 +332,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
-      const planned = await planOrThrow(request, Date.now() + deps.operationDeadlineMs);
+      // A keyless signer takes v1 only when it says so.
+      const planned = await planOrThrow({ ...request, transactionVersions: request.transactionVersions ?? ['legacy', 0] }, Date.now() + deps.operationDeadlineMs);
       if (planned.plan.sponsored && planned.plan.transactions.length > MAX_RELAY_TOKEN_MESSAGES) throw tooLargeToSponsor(planned.plan);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.plan.transactions, (t) => compileTransaction(compiledMessage(planned.plan, t)), COMPILES_PER_SLICE);
