@@ -252,7 +252,7 @@ export async function getLamports(chain: TestChain, address: Address): Promise<b
 
 /** The fee the chain charged for a confirmed transaction (it must be on the chain). */
 export async function chainFee(chain: TestChain, signature: Signature): Promise<bigint> {
-  const transaction = await chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+  const transaction = await chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1, encoding: 'json' }).send();
   if (!transaction?.meta) throw new Error(`transaction ${signature} is not on the chain`);
   return transaction.meta.fee;
 }

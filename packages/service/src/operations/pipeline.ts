@@ -70,15 +70,18 @@ export interface PipelineRequest {
    */
   keyIsSeed?: boolean;
   /**
-   * The transaction versions the signer takes. Default: where Cinder signs (keyed doors, and the
-   * preview of a key's reclaim) every version; a browser wallet, or a keyless prepare, only legacy
-   * and v0 unless it declares 1. v1 is used only where the cluster's gate is active too.
+   * The transaction versions the signer takes. Default: where Cinder signs a reclaim (the keyed
+   * door, and its preview) every version; a browser wallet, or a keyless prepare, only legacy and
+   * v0 unless it declares 1. v1 is used only where the cluster's gate is active too. A burn stays
+   * legacy: one mint's accounts fit one legacy transaction in nearly every wallet, and the burn's
+   * contract states its ComputeBudget instructions.
    */
   transactionVersions?: readonly TransactionVersion[];
 }
 
 /** The versions a request's signer takes when it does not say (see PipelineRequest.transactionVersions). */
 function signerVersionsOf(request: PipelineRequest): readonly TransactionVersion[] {
+  if (request.door.kind === 'burn') return ['legacy', 0];
   return request.transactionVersions ?? (request.signer === 'wallet' ? ['legacy', 0] : TRANSACTION_VERSIONS);
 }
 

@@ -87,14 +87,20 @@ describe('keyed reclaim, v1 gate active', () => {
 
 describe('keyed reclaim, v1 gate off', () => {
   let t: TestApp;
+  let chain: TestChain;
   let owner: TestKey;
   before(async () => {
-    t = await createTestApp({}, { chain: await startTestChain({ v1Transactions: false }) });
+    chain = await startTestChain({ v1Transactions: false });
+    t = await createTestApp({}, { chain });
     owner = await createTestKey();
     await rpcResult(t.chain.localnet.rpcUrl, 'localnet_setAccount', [owner.address, { lamports: 50_000_000 }]);
     await writeEmptyAccounts(t.chain, owner.address, 60, TOKEN_PROGRAM_ADDRESS);
   });
-  after(() => t.close());
+  // The app does not close a chain it was given.
+  after(async () => {
+    await t.close();
+    await chain.close();
+  });
 
   it('falls back to legacy transactions within the 1,232-byte packet, as before the gate', async () => {
     const { landed } = await reclaim(t, owner, 0, 60);
