@@ -33,7 +33,8 @@ function programDataOf(chain: Chain, program: Address): Address | null {
 export function loadedAccountsDataSize(chain: Chain, message: DecodedMessage, keys: readonly string[]): number {
   let total = 0;
   for (const key of new Set(keys)) total += accountSize(chain, key as Address);
-  const programs = new Set(message.instructions.map((ix) => message.staticAccounts[ix.programAddressIndex]!));
+  // A program index out of range (a malformed message, which fails to sanitize) names no program.
+  const programs = new Set(message.instructions.flatMap((ix) => message.staticAccounts[ix.programAddressIndex] ?? []));
   for (const program of programs) {
     const programData = programDataOf(chain, program);
     if (programData && !keys.includes(programData)) total += accountSize(chain, programData);
