@@ -4,7 +4,7 @@
  * × compute unit limit / 1e6)). LiteSVM's metadata does not expose the fee, so it is recomputed
  * here exactly as LiteSVM charges it (see test/localnet/fees.test.ts, which checks payer deltas).
  */
-import type { DecodedMessage } from './wire.ts';
+import type { DecodedMessage, V1Message } from './wire.ts';
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
@@ -38,6 +38,23 @@ export interface ComputeBudget {
   readonly unitLimit: number;
   /** Micro-lamports per compute unit. */
   readonly unitPrice: bigint;
+  /**
+   * The priority fee as a total: v1's config states it so (in lamports), where legacy and v0
+   * derive it from the price; undefined for those.
+   */
+  readonly priorityFeeLamports?: bigint;
+}
+
+/**
+ * A v1 message's budget is its config alone (solana-message `v1::TransactionConfig`): an unset
+ * limit is zero, not a default, and the priority fee is a total in lamports. The price shown for
+ * it (prioritization fees) is that total spread over the limit.
+ */
+function readV1ComputeBudget(message: V1Message): ComputeBudget {
+  const unitLimit = Math.min(message.config.computeUnitLimit ?? 0, MAX_COMPUTE_UNIT_LIMIT);
+  const priorityFeeLamports = message.config.priorityFeeLamports ?? 0n;
+  const unitPrice = unitLimit === 0 ? 0n : (priorityFeeLamports * 1_000_000n) / BigInt(unitLimit);
+  return { unitLimit, unitPrice, priorityFeeLamports };
 }
 
 /**
@@ -46,6 +63,7 @@ export interface ComputeBudget {
  * count as "no request", as in agave's `get_fee_for_message`.
  */
 export function readComputeBudget(message: DecodedMessage): ComputeBudget {
+  if (message.version === 1) return readV1ComputeBudget(message);
   let requestedLimit: number | undefined;
   let requestedPrice: bigint | undefined;
   let defaultLimit = 0;
@@ -86,6 +104,7 @@ export function signatureCount(message: DecodedMessage): number {
 }
 
 export function priorityFee(budget: ComputeBudget): bigint {
+  if (budget.priorityFeeLamports !== undefined) return budget.priorityFeeLamports;
   return (budget.unitPrice * BigInt(budget.unitLimit) + 999_999n) / 1_000_000n;
 }
 

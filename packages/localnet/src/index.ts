@@ -6,6 +6,7 @@ import { address } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
 import { Chain, type Logger, type Timing } from './chain.ts';
 import { Faucet } from './faucet.ts';
+import { installFeatures } from './features.ts';
 import { preload, type PreloadOptions } from './preload.ts';
 import { startHttpServer, type HttpRpcServer } from './httpServer.ts';
 import { createDispatcher } from './rpcDispatcher.ts';
@@ -34,6 +35,11 @@ export interface LocalnetOptions extends PreloadOptions {
   timing?: Timing;
   /** Creates Token-2022's native mint at start (a fresh test validator has none). Default false. */
   token2022NativeMint?: boolean;
+  /**
+   * Whether the v1 transaction gate (`txv1aq4pp…`) is active, as on mainnet: default true. False
+   * gives a cluster from before the gate (v1 refused, no feature account), to test fallbacks.
+   */
+  v1Transactions?: boolean;
   logger?: Logger;
   /** sBPF programs loaded at genesis (LiteSVM's addProgram), e.g. a stand-in for a program mainnet has. */
   programs?: readonly { address: string; bytes: Uint8Array }[];
@@ -76,6 +82,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   // The faucet first: it takes over the richest genesis account, which a preloaded one must not be.
   const faucet = await Faucet.create(chain);
   preload(chain, options);
+  installFeatures(chain, { v1Transactions: options.v1Transactions ?? true });
   for (const program of options.programs ?? []) chain.svm.addProgram(address(program.address), program.bytes);
   // Fault injection exists only in test mode; production-like runs never pay for it.
   const faults = testMode
@@ -115,3 +122,4 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     },
   };
 }
+export { FEATURE_PROGRAM, V1_TRANSACTIONS_FEATURE } from './features.ts';

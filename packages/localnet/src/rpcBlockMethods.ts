@@ -8,7 +8,7 @@ import { MEMO_PROGRAMS } from './parsedInstructions.ts';
 import { addressParam, checkContext, commitmentOption, configParam, requireParam, signatureParam, u64Param, type Config } from './params.ts';
 import type { RpcMethodTable } from './rpcContext.ts';
 import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
-import { checkVersionSupported } from './rpcTransactionMethods.ts';
+import { checkMaxVersionParam, checkVersionSupported } from './rpcTransactionMethods.ts';
 import { encodeTransactionWithMeta, transactionEncodingOption } from './txEncoding.ts';
 
 const MAX_GET_CONFIRMED_BLOCKS_RANGE = 500_000;
@@ -53,7 +53,8 @@ function getBlock(chain: Chain, params: unknown[]) {
   const rewards = config.rewards ?? true;
   if (typeof rewards !== 'boolean') throw invalidParams('Invalid params: invalid type: rewards must be a boolean.');
   const maxVersion = config.maxSupportedTransactionVersion;
-  if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0.');
+  checkMaxVersionParam(maxVersion);
+  const withVersion = maxVersion === 0 || maxVersion === 1;
   const block = blockOrError(chain, slot, commitment);
 
   // Faucet airdrops have no wire bytes (LiteSVM signs them itself): they cannot be shown in full.
@@ -72,16 +73,16 @@ function getBlock(chain: Chain, params: unknown[]) {
     for (const record of records) checkVersionSupported(record.wire.message.version, maxVersion);
   }
   if (details === 'full') {
-    body.transactions = records.map((record) => encodeTransactionWithMeta(record, encoding, maxVersion === 0));
+    body.transactions = records.map((record) => encodeTransactionWithMeta(record, encoding, withVersion));
   } else if (details === 'accounts') {
     body.transactions = records.map((record) => {
-      const full = encodeTransactionWithMeta(record, 'jsonParsed', maxVersion === 0);
+      const full = encodeTransactionWithMeta(record, 'jsonParsed', withVersion);
       const { err, status, fee, preBalances, postBalances, preTokenBalances, postTokenBalances } = full.meta;
       const transaction = full.transaction as { signatures: string[]; message: { accountKeys: unknown[] } };
       return {
         transaction: { signatures: transaction.signatures, accountKeys: transaction.message.accountKeys },
         meta: { err, status, fee, preBalances, postBalances, preTokenBalances, postTokenBalances },
-        ...(maxVersion === 0 ? { version: record.wire.message.version } : {}),
+        ...(withVersion ? { version: record.wire.message.version } : {}),
       };
     });
   } else if (details === 'signatures') {

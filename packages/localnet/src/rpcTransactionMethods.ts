@@ -19,7 +19,8 @@ import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
 import type { Faucet } from './faucet.ts';
 import { feeForMessage, simulateTransaction, submitTransaction, type SendHold } from './transactions.ts';
 import { encodeTransactionWithMeta, parsedInnerInstructions, transactionEncodingOption } from './txEncoding.ts';
-import { decodeMessageText, decodeTransactionText, WireError, type BinaryEncoding, type WireTransaction } from './wire.ts';
+import { decodeMessageText, decodeTransactionText, WireError, type BinaryEncoding, type DecodedMessage, type WireTransaction } from './wire.ts';
+import { isFeatureActive, V1_TRANSACTIONS_FEATURE } from './features.ts';
 
 const MAX_SIGNATURE_STATUSES = 256;
 const MAX_PRIORITIZATION_FEE_ACCOUNTS = 128;
@@ -31,10 +32,19 @@ function binaryEncoding(config: Config): BinaryEncoding {
   throw invalidParams(`Invalid params: unsupported encoding: ${String(encoding)}. Supported encodings: base58, base64`);
 }
 
-function decodeTransaction(params: unknown[], config: Config): WireTransaction {
+/** Before the v1 gate is active the validator cannot deserialize a 0x81 envelope at all. */
+function refuseV1WithoutGate(chain: Chain, message: DecodedMessage, kind: string): void {
+  if (message.version === 1 && !isFeatureActive(chain, V1_TRANSACTIONS_FEATURE)) {
+    throw invalidParams(`failed to deserialize ${kind}: unsupported transaction format`);
+  }
+}
+
+function decodeTransaction(chain: Chain, params: unknown[], config: Config): WireTransaction {
   const text = stringParam(requireParam(params, 0, 'transaction'), 'transaction');
   try {
-    return decodeTransactionText(text, binaryEncoding(config));
+    const wire = decodeTransactionText(text, binaryEncoding(config));
+    refuseV1WithoutGate(chain, wire.message, 'solana_transaction::versioned::VersionedTransaction');
+    return wire;
   } catch (err) {
     if (err instanceof WireError) throw invalidParams(err.message);
     throw err;
@@ -58,9 +68,7 @@ function getTransaction(chain: Chain, params: unknown[]) {
   if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
   const encoding = transactionEncodingOption(config.encoding);
   const maxVersion = config.maxSupportedTransactionVersion;
-  if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0) {
-    throw invalidParams('Invalid params: maxSupportedTransactionVersion must be 0.');
-  }
+  checkMaxVersionParam(maxVersion);
   const record = chain.records.get(signature);
   if (!record || !record.wire) return null;
   // Served from the confirmed (or finalized) bank: a transaction only processed is not there yet.
@@ -69,16 +77,30 @@ function getTransaction(chain: Chain, params: unknown[]) {
   return {
     slot: record.slot,
     blockTime: record.blockTime,
-    ...encodeTransactionWithMeta({ ...record, wire: record.wire }, encoding, maxVersion === 0),
+    ...encodeTransactionWithMeta({ ...record, wire: record.wire }, encoding, maxVersion === 0 || maxVersion === 1),
   };
 }
 
-/** A v0 transaction needs the client to say it understands v0 (as the validator requires). */
-export function checkVersionSupported(version: 'legacy' | 0, maxVersion: unknown): void {
-  if (version === 0 && (maxVersion === undefined || maxVersion === null)) {
+/** The highest version a client may declare: 1 since the v1 format (SIMD-0385). */
+export const MAX_TRANSACTION_VERSION = 1;
+
+export function checkMaxVersionParam(maxVersion: unknown): void {
+  if (maxVersion !== undefined && maxVersion !== null && maxVersion !== 0 && maxVersion !== 1) {
+    throw invalidParams(`Invalid params: maxSupportedTransactionVersion must be at most ${MAX_TRANSACTION_VERSION}.`);
+  }
+}
+
+/**
+ * A versioned transaction needs the client to say it understands that version (as the validator
+ * requires): v0 needs `maxSupportedTransactionVersion` 0 or more, v1 needs 1.
+ */
+export function checkVersionSupported(version: 'legacy' | 0 | 1, maxVersion: unknown): void {
+  if (version === 'legacy') return;
+  const declared = typeof maxVersion === 'number' ? maxVersion : -1;
+  if (declared < version) {
     throw new RpcError(
       RpcErrorCode.UNSUPPORTED_TRANSACTION_VERSION,
-      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+      `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
     );
   }
 }
@@ -88,7 +110,7 @@ export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold
   return {
     sendTransaction(params) {
       const config = configParam(params, 1);
-      const wire = decodeTransaction(params, config);
+      const wire = decodeTransaction(chain, params, config);
       commitmentOption(config, 'preflightCommitment');
       checkContext(chain, { minContextSlot: config.minContextSlot });
       if (config.maxRetries !== undefined && config.maxRetries !== null) u64Param(config.maxRetries, 'maxRetries');
@@ -117,7 +139,7 @@ export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold
 
     simulateTransaction(params) {
       const config = configParam(params, 1);
-      const wire = decodeTransaction(params, config);
+      const wire = decodeTransaction(chain, params, config);
       checkContext(chain, config);
       const sigVerify = boolOption(config, 'sigVerify', false);
       const withInnerInstructions = boolOption(config, 'innerInstructions', false);
@@ -145,6 +167,7 @@ export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold
         // Parsed (jsonParsed) like agave's simulate_transaction; null unless asked for.
         innerInstructions: withInnerInstructions ? parsedInnerInstructions(result.innerInstructions, result.accountKeys) : null,
         replacementBlockhash: result.replacementBlockhash ?? null,
+        loadedAccountsDataSize: result.loadedAccountsDataSize,
       });
     },
 
@@ -166,7 +189,9 @@ export function transactionMethods(chain: Chain, faucet: Faucet, hold?: SendHold
       const text = stringParam(requireParam(params, 0, 'message'), 'message');
       checkContext(chain, configParam(params, 1));
       try {
-        return withContext(chain, feeForMessage(chain, decodeMessageText(text)));
+        const message = decodeMessageText(text);
+        refuseV1WithoutGate(chain, message, 'solana_message::versioned::VersionedMessage');
+        return withContext(chain, feeForMessage(chain, message));
       } catch (err) {
         if (err instanceof WireError) throw invalidParams(err.message);
         throw err;

@@ -40,7 +40,8 @@ const addressDecoder = getAddressDecoder();
  */
 export function resolveLoadedAddresses(svm: LiteSVM, message: DecodedMessage): LoadedAddresses | null {
   const loaded: LoadedAddresses = { writable: [], readonly: [] };
-  if (message.version === 'legacy') return loaded;
+  // Legacy and v1 messages have no lookup tables: every key is static.
+  if (message.version !== 0) return loaded;
   for (const lookup of message.addressTableLookups ?? []) {
     const table = svm.getAccount(lookup.lookupTableAddress);
     if (!table.exists || table.programAddress !== ADDRESS_LOOKUP_TABLE_PROGRAM) return null;

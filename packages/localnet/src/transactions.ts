@@ -16,6 +16,7 @@ import { FailedTransactionMetadata, type TransactionMetadata, type SimulatedTran
 import type { Chain, InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson } from './chain.ts';
 import { calculateFee, readComputeBudget } from './fees.ts';
 import { mintAmounts } from './accounts.ts';
+import { loadedAccountsDataSize } from './loadedData.ts';
 import { decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
 import { transactionErrorMessage, transactionErrorToJson, type TransactionErrorJson } from './txErrors.ts';
 import { withBlockhash, type DecodedMessage, type WireTransaction } from './wire.ts';
@@ -37,9 +38,11 @@ const SANITIZE_ERRORS = new Set<TransactionErrorJson>([
 /**
  * Errors LiteSVM raises after the fee payer was validated but before execution, without charging
  * the fee or recording the transaction. Real validators commit these as fee-only transactions
- * (fee charged, error recorded), which is emulated here.
+ * (fee charged, error recorded), which is emulated here. MaxLoadedAccountsDataSizeExceeded is
+ * what a v1 transaction that leaves its loaded-accounts-data limit unset (zero) fails with
+ * while loading; agave charges it, LiteSVM 1.5 does not.
  */
-const FEE_ONLY_ERRORS = new Set<TransactionErrorJson>(['InvalidProgramForExecution', 'ProgramAccountNotFound']);
+const FEE_ONLY_ERRORS = new Set<TransactionErrorJson>(['InvalidProgramForExecution', 'ProgramAccountNotFound', 'MaxLoadedAccountsDataSizeExceeded']);
 
 export interface PostSimulationAccount {
   address: Address;
@@ -60,6 +63,8 @@ export interface SimulationResult {
   /** The message's account keys (static, then loaded), which inner instructions index into. */
   accountKeys: string[];
   replacementBlockhash?: { blockhash: string; lastValidBlockHeight: number };
+  /** The account data the transaction loads, as agave reports it (src/loadedData.ts); 0 when it was refused before loading. */
+  loadedAccountsDataSize: number;
 }
 
 export type SubmitOutcome =
@@ -76,6 +81,7 @@ const rejected = (err: TransactionErrorJson): SimulationResult => ({
   postAccounts: [],
   innerInstructions: [],
   accountKeys: [],
+  loadedAccountsDataSize: 0,
 });
 
 function accountKeysFor(chain: Chain, message: DecodedMessage): string[] {
@@ -144,6 +150,7 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
       postAccounts: [],
       innerInstructions: innerInstructionsOf(meta),
       accountKeys: accountKeysFor(chain, wire.message),
+      loadedAccountsDataSize: loadedAccountsDataSize(chain, wire.message, accountKeysFor(chain, wire.message)),
     };
   }
   const meta = result.meta();
@@ -161,6 +168,7 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
     })),
     innerInstructions: innerInstructionsOf(meta),
     accountKeys: accountKeysFor(chain, wire.message),
+    loadedAccountsDataSize: loadedAccountsDataSize(chain, wire.message, accountKeysFor(chain, wire.message)),
   };
 }
 

@@ -45,9 +45,29 @@ export function transactionJson(wire: WireTransaction) {
         stackHeight: null,
       })),
       recentBlockhash: message.lifetimeToken,
-      ...(message.version === 0 ? { addressTableLookups: addressTableLookupsOf(message) } : {}),
+      ...versionFields(message),
     },
   };
+}
+
+/**
+ * What a message of each version adds: v0 its lookups, v1 its config (solana-message
+ * `v1::TransactionConfig`, serde camelCase, an unset field null).
+ */
+function versionFields(message: DecodedMessage) {
+  if (message.version === 0) return { addressTableLookups: addressTableLookupsOf(message) };
+  if (message.version === 1) {
+    const { priorityFeeLamports, computeUnitLimit, loadedAccountsDataSizeLimit, heapSize } = message.config;
+    return {
+      config: {
+        priorityFee: priorityFeeLamports ?? null,
+        computeUnitLimit: computeUnitLimit ?? null,
+        loadedAccountsDataSizeLimit: loadedAccountsDataSizeLimit ?? null,
+        heapSize: heapSize ?? null,
+      },
+    };
+  }
+  return {};
 }
 
 function addressTableLookupsOf(message: Extract<DecodedMessage, { version: 0 }>) {
@@ -95,7 +115,7 @@ function transactionParsed(record: TxRecord, wire: WireTransaction) {
         parseInstruction({ programIdIndex: ix.programAddressIndex, accounts: ix.accountIndices ?? [], data: new Uint8Array(ix.data ?? []), stackHeight: null }, keys),
       ),
       recentBlockhash: message.lifetimeToken,
-      ...(message.version === 0 ? { addressTableLookups: addressTableLookupsOf(message) } : {}),
+      ...versionFields(message),
     },
   };
 }

@@ -4,7 +4,12 @@
  * LiteSVM's native binding `unwrap()`s bincode deserialisation, so a malformed transaction that
  * reached it would abort the whole Node process. Everything is therefore decoded with @solana/kit
  * first and accepted only if re-encoding reproduces the exact input bytes (canonical form), the
- * version is one LiteSVM understands (legacy or 0), and no bytes are left over.
+ * version is one LiteSVM understands (legacy, 0, or 1), and no bytes are left over.
+ *
+ * Version 1 (SIMD-0385) is message-first: the 0x81 prefix, the message, then one 64-byte
+ * signature per required signer with no count in front. Its compute budget sits in a config
+ * field, which `V1Message.config` exposes decoded; `instructions` is the same compiled-instruction
+ * view legacy and v0 messages have, so every reader walks one shape.
  */
 import {
   getBase58Decoder,
@@ -18,16 +23,40 @@ import {
   type Blockhash,
   type CompiledTransactionMessage,
   type CompiledTransactionMessageWithLifetime,
+  type LegacyCompiledTransactionMessage,
   type Transaction,
+  type V0CompiledTransactionMessage,
+  type V1CompiledTransactionMessage,
 } from '@solana/kit';
 
-/** Max size of a serialized transaction (one UDP packet), and of its base58/base64 text. */
+/** Max size of a serialized legacy or v0 transaction (one UDP packet). */
 export const PACKET_DATA_SIZE = 1232;
-const MAX_BASE58_SIZE = 1683;
-const MAX_BASE64_SIZE = 1644;
+/** Max size of a serialized v1 transaction (SIMD-0296; solana-message `v1::MAX_TRANSACTION_SIZE`). */
+export const V1_MAX_TRANSACTION_SIZE = 4096;
+/** Longest base58 / base64 text of a V1_MAX_TRANSACTION_SIZE transaction: ceil(4096 × log 256 / log 58), 4 × ceil(4096 / 3). */
+const MAX_BASE58_SIZE = 5594;
+const MAX_BASE64_SIZE = 5464;
 const TX_TYPE = 'solana_transaction::versioned::VersionedTransaction';
+const SIGNATURE_SIZE = 64;
 
-export type DecodedMessage = CompiledTransactionMessage & CompiledTransactionMessageWithLifetime & { version: 'legacy' | 0 };
+/** A v1 message's config (solana-message `v1::TransactionConfig`); an absent field is None. */
+export interface V1Config {
+  readonly priorityFeeLamports?: bigint;
+  readonly computeUnitLimit?: number;
+  readonly loadedAccountsDataSizeLimit?: number;
+  readonly heapSize?: number;
+}
+
+export interface CompiledInstructionView {
+  readonly programAddressIndex: number;
+  readonly accountIndices?: readonly number[];
+  readonly data?: Uint8Array;
+}
+
+type LegacyOrV0Message = (LegacyCompiledTransactionMessage | V0CompiledTransactionMessage) & CompiledTransactionMessageWithLifetime;
+export type V1Message = V1CompiledTransactionMessage &
+  CompiledTransactionMessageWithLifetime & { readonly instructions: readonly CompiledInstructionView[]; readonly config: V1Config };
+export type DecodedMessage = LegacyOrV0Message | V1Message;
 
 export interface WireTransaction {
   /** Canonical wire bytes (signatures + message). */
@@ -62,10 +91,39 @@ function decodeText(encoded: string, encoding: BinaryEncoding, kind: string): Ui
       throw new WireError(`invalid base58 encoding: ${kind}`);
     }
   }
-  if (bytes.length > PACKET_DATA_SIZE) {
-    throw new WireError(`decoded ${kind} too large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE} bytes)`);
-  }
+  if (bytes.length > V1_MAX_TRANSACTION_SIZE) throw tooLarge(kind, bytes.length, V1_MAX_TRANSACTION_SIZE);
   return bytes;
+}
+
+function tooLarge(kind: string, size: number, max: number): WireError {
+  return new WireError(`decoded ${kind} too large: ${size} bytes (max: ${max} bytes)`);
+}
+
+/** The size cap of a transaction of this version: 4,096 bytes for v1, one packet for the others. */
+export function maxTransactionSize(version: DecodedMessage['version']): number {
+  return version === 1 ? V1_MAX_TRANSACTION_SIZE : PACKET_DATA_SIZE;
+}
+
+/** Config values come in mask-bit order: priority fee (u64), CU limit, loaded-data limit, heap size. */
+function v1ConfigOf(message: V1CompiledTransactionMessage): V1Config {
+  const values = [...message.configValues];
+  const mask = message.configMask;
+  const take = () => values.shift()?.value;
+  const config: { -readonly [K in keyof V1Config]: V1Config[K] } = {};
+  if ((mask & 0b11) === 0b11) config.priorityFeeLamports = BigInt(take()!);
+  if (mask & 0b100) config.computeUnitLimit = Number(take());
+  if (mask & 0b1000) config.loadedAccountsDataSizeLimit = Number(take());
+  if (mask & 0b10000) config.heapSize = Number(take());
+  return config;
+}
+
+function v1View(message: V1CompiledTransactionMessage & CompiledTransactionMessageWithLifetime): V1Message {
+  const instructions = message.instructionHeaders.map((header, i) => ({
+    programAddressIndex: header.programAccountIndex,
+    accountIndices: message.instructionPayloads[i]!.instructionAccountIndices,
+    data: new Uint8Array(message.instructionPayloads[i]!.instructionData),
+  }));
+  return { ...message, instructions, config: v1ConfigOf(message) };
 }
 
 function decodeMessageExactly(messageBytes: Uint8Array, kind: string): DecodedMessage {
@@ -76,19 +134,71 @@ function decodeMessageExactly(messageBytes: Uint8Array, kind: string): DecodedMe
   } catch (err) {
     throw new WireError(`failed to deserialize ${kind}: ${(err as Error).message}`);
   }
-  if (message.version !== 'legacy' && message.version !== 0) {
-    throw new WireError(`failed to deserialize ${kind}: unsupported transaction version ${String(message.version)}`);
+  const version: unknown = message.version;
+  if (version !== 'legacy' && version !== 0 && version !== 1) {
+    throw new WireError(`failed to deserialize ${kind}: unsupported transaction version ${String(version)}`);
   }
   if (end !== messageBytes.length) throw new WireError(`failed to deserialize ${kind}: trailing bytes`);
   const reencoded = getCompiledTransactionMessageEncoder().encode(message);
   if (!sameBytes(reencoded, messageBytes)) throw new WireError(`failed to deserialize ${kind}: non-canonical encoding`);
-  return message as DecodedMessage;
+  return message.version === 1 ? v1View(message) : message;
+}
+
+/** solana-message `v1::{MAX_ADDRESSES, MAX_INSTRUCTIONS, MAX_SIGNATURES}`. */
+export const V1_MAX_ADDRESSES = 64;
+export const V1_MAX_INSTRUCTIONS = 64;
+export const V1_MAX_SIGNATURES = 12;
+const SANITIZE_FAILURE = 'invalid transaction: Transaction failed to sanitize accounts offsets correctly';
+
+/** A v1 message over its limits fails sanitization, which the RPC reports as an invalid transaction. */
+export class SanitizeError extends WireError {}
+
+function sanitizeV1(message: V1Message): void {
+  if (
+    message.staticAccounts.length > V1_MAX_ADDRESSES ||
+    message.instructions.length > V1_MAX_INSTRUCTIONS ||
+    message.header.numSignerAccounts > V1_MAX_SIGNATURES
+  ) {
+    throw new SanitizeError(SANITIZE_FAILURE);
+  }
+}
+
+/** The v1 envelope: the message, then numSignerAccounts signatures (SIMD-0385). */
+function parseV1WireTransaction(bytes: Uint8Array): WireTransaction {
+  let message: DecodedMessage;
+  let end: number;
+  try {
+    let raw: CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
+    [raw, end] = getCompiledTransactionMessageDecoder().read(bytes, 0);
+    if (raw.version !== 1) throw new Error('not a v1 message');
+    message = v1View(raw);
+  } catch (err) {
+    throw new WireError(`failed to deserialize ${TX_TYPE}: ${(err as Error).message}`);
+  }
+  sanitizeV1(message as V1Message);
+  const signatureCount = message.header.numSignerAccounts;
+  if (signatureCount === 0) throw new WireError(`failed to deserialize ${TX_TYPE}: transaction has no signatures`);
+  if (bytes.length !== end + signatureCount * SIGNATURE_SIZE) {
+    throw new WireError(`failed to deserialize ${TX_TYPE}: ${bytes.length < end + signatureCount * SIGNATURE_SIZE ? 'missing signatures' : 'trailing bytes'}`);
+  }
+  // Canonical form: the message must re-encode to the bytes received (as for legacy and v0).
+  decodeMessageExactly(bytes.subarray(0, end), TX_TYPE);
+  let transaction: Transaction;
+  try {
+    transaction = getTransactionDecoder().decode(bytes);
+  } catch (err) {
+    throw new WireError(`failed to deserialize ${TX_TYPE}: ${(err as Error).message}`);
+  }
+  const signature = getBase58Decoder().decode(bytes.subarray(end, end + SIGNATURE_SIZE));
+  return { bytes, transaction, message, signature, messageOffset: 0 };
 }
 
 export function parseWireTransaction(bytes: Uint8Array): WireTransaction {
-  if (bytes.length === 0 || (bytes[0]! & 0x80) !== 0) {
-    // A set high bit means a message-first (v1) envelope, which LiteSVM cannot deserialize.
-    throw new WireError(`failed to deserialize ${TX_TYPE}: unsupported transaction format`);
+  if (bytes.length === 0) throw new WireError(`failed to deserialize ${TX_TYPE}: empty`);
+  // A set high bit starts a message-first envelope; 0x81 is v1, the only one defined.
+  if ((bytes[0]! & 0x80) !== 0) {
+    if (bytes[0] !== 0x81) throw new WireError(`failed to deserialize ${TX_TYPE}: unsupported transaction format`);
+    return parseV1WireTransaction(bytes);
   }
   let transaction: Transaction;
   try {
@@ -96,6 +206,7 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction {
   } catch (err) {
     throw new WireError(`failed to deserialize ${TX_TYPE}: ${(err as Error).message}`);
   }
+  if (bytes.length > PACKET_DATA_SIZE) throw tooLarge(TX_TYPE, bytes.length, PACKET_DATA_SIZE);
   const messageOffset = bytes.length - transaction.messageBytes.length;
   const message = decodeMessageExactly(new Uint8Array(transaction.messageBytes), TX_TYPE);
   if (!sameBytes(getTransactionEncoder().encode(transaction), bytes)) {
@@ -120,6 +231,13 @@ export function decodeMessageText(encoded: string): DecodedMessage {
 /** The same transaction with another recent blockhash (simulateTransaction replaceRecentBlockhash). */
 export function withBlockhash(wire: WireTransaction, blockhash: Blockhash): WireTransaction {
   const messageBytes = getCompiledTransactionMessageEncoder().encode({ ...wire.message, lifetimeToken: blockhash });
+  if (wire.message.version === 1) {
+    const signatures = wire.bytes.subarray(wire.bytes.length - wire.message.header.numSignerAccounts * SIGNATURE_SIZE);
+    const bytes = new Uint8Array(messageBytes.length + signatures.length);
+    bytes.set(messageBytes);
+    bytes.set(signatures, messageBytes.length);
+    return parseWireTransaction(bytes);
+  }
   const bytes = new Uint8Array(wire.messageOffset + messageBytes.length);
   bytes.set(wire.bytes.subarray(0, wire.messageOffset));
   bytes.set(messageBytes, wire.messageOffset);
@@ -134,7 +252,12 @@ function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 
 /** All signatures in wire order, base58 (an unsigned slot is 64 zero bytes, "1111…"). */
 export function signaturesOf(wire: WireTransaction): string[] {
-  const [count, start] = getShortU16Decoder().read(wire.bytes, 0);
   const decoder = getBase58Decoder();
+  if (wire.message.version === 1) {
+    const count = wire.message.header.numSignerAccounts;
+    const start = wire.bytes.length - count * SIGNATURE_SIZE;
+    return Array.from({ length: count }, (_, i) => decoder.decode(wire.bytes.subarray(start + i * SIGNATURE_SIZE, start + (i + 1) * SIGNATURE_SIZE)));
+  }
+  const [count, start] = getShortU16Decoder().read(wire.bytes, 0);
   return Array.from({ length: count }, (_, i) => decoder.decode(wire.bytes.subarray(start + i * 64, start + (i + 1) * 64)));
 }

@@ -11,6 +11,7 @@ import {
   getTransactionEncoder,
   lamports,
   pipe,
+  setTransactionMessageConfig,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
@@ -62,8 +63,8 @@ test('mutated transactions never reach LiteSVM in a form that crashes it', async
   const payer = await generateKeyPairSigner();
   const other = await generateKeyPairSigner();
   chain.svm.airdrop(payer.address, lamports(1_000_000_000_000n));
-  const bases = await Promise.all((['legacy', 0] as const).map(async (version) =>
-    new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(pipe(
+  const bases = await Promise.all((['legacy', 0, 1] as const).map(async (version) => {
+    const base = pipe(
       createTransactionMessage({ version }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
       (m) => setTransactionMessageLifetimeUsingBlockhash({ ...chain.latestBlockhash(), lastValidBlockHeight: 150n }, m),
@@ -72,7 +73,11 @@ test('mutated transactions never reach LiteSVM in a form that crashes it', async
         getTransferSolInstruction({ source: payer, destination: other.address, amount: 1_000_000n }),
         { programAddress: address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'), accounts: [{ address: other.address, role: AccountRole.WRITABLE }], data: new Uint8Array([3, 1, 2]) },
       ], m),
-    ))))));
+    );
+    // v1 (message first): its limits set, so that a mutation that decodes also executes.
+    const message = version === 1 ? setTransactionMessageConfig({ computeUnitLimit: 200_000, loadedAccountsDataSizeLimit: 1_048_576 }, base as typeof base & { version: 1 }) : base;
+    return new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message)));
+  }));
   let reachedLiteSvm = 0;
   fc.assert(
     fc.property(

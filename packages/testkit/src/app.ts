@@ -39,9 +39,12 @@ export async function createTestApp(
   overrides: Partial<Config> = {},
   /** sponsor: a fee sponsor (fund its address on the chain first), as SPONSOR_KEYPAIR would load. */
   /** programs: sBPF programs the fresh chain loads at genesis (a stand-in at Lighthouse's address, say). */
-  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions>; sponsor?: Sponsor; programs?: { address: string; bytes: Uint8Array }[] } = {},
+  /** v1Transactions: false starts the fresh chain without the v1 gate (the cluster as before it). */
+  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions>; sponsor?: Sponsor; programs?: { address: string; bytes: Uint8Array }[]; v1Transactions?: boolean } = {},
 ): Promise<TestApp> {
-  const chain = options.chain ?? (await startTestChain(options.programs ? { programs: options.programs } : {}));
+  const chain =
+    options.chain ??
+    (await startTestChain({ ...(options.programs ? { programs: options.programs } : {}), ...(options.v1Transactions === false ? { v1Transactions: false } : {}) }));
   // Limits high enough that only tests about rate limiting (which override them) ever meet one.
   const defaults = loadConfig({
     LOG_LEVEL: 'debug',

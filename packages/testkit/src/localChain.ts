@@ -67,7 +67,9 @@ const DEFAULT_DECIMALS = 9;
  * realistic 400 ms slot clock; a test that needs blockhashes to expire or finality warps
  * (`localnet_warpSlots`) instead of waiting.
  */
-export async function startTestChain(opts: { slotIntervalMs?: number; programs?: { address: string; bytes: Uint8Array }[] } = {}): Promise<TestChain> {
+export async function startTestChain(
+  opts: { slotIntervalMs?: number; programs?: { address: string; bytes: Uint8Array }[]; v1Transactions?: boolean } = {},
+): Promise<TestChain> {
   // Test mode executes a send at once (instant timing); Token-2022's native mint is asked for so
   // that tests can wrap SOL under either token program.
   const localnet = await startLocalnet({
@@ -76,6 +78,8 @@ export async function startTestChain(opts: { slotIntervalMs?: number; programs?:
     slotIntervalMs: opts.slotIntervalMs ?? 400,
     token2022NativeMint: true,
     ...(opts.programs ? { programs: opts.programs } : {}),
+    // The v1 gate is active unless a test asks for a cluster from before it (the fallback paths).
+    ...(opts.v1Transactions === false ? { v1Transactions: false } : {}),
   });
   return {
     localnet,
@@ -248,7 +252,7 @@ export async function getLamports(chain: TestChain, address: Address): Promise<b
 
 /** The fee the chain charged for a confirmed transaction (it must be on the chain). */
 export async function chainFee(chain: TestChain, signature: Signature): Promise<bigint> {
-  const transaction = await chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+  const transaction = await chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1, encoding: 'json' }).send();
   if (!transaction?.meta) throw new Error(`transaction ${signature} is not on the chain`);
   return transaction.meta.fee;
 }

@@ -258,7 +258,13 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
       const innerPrograms = (value.innerInstructions ?? []).flatMap(({ instructions }) =>
         instructions.map((instruction) => ('programId' in instruction ? instruction.programId : null)),
       );
-      return { err: value.err, unitsConsumed: value.unitsConsumed === undefined ? null : Number(value.unitsConsumed), logs: value.logs ?? [], innerPrograms };
+      return {
+        err: value.err,
+        unitsConsumed: value.unitsConsumed === undefined ? null : Number(value.unitsConsumed),
+        logs: value.logs ?? [],
+        innerPrograms,
+        loadedAccountsDataSize: value.loadedAccountsDataSize ?? null,
+      };
     },
 
     getSignatureStatuses,

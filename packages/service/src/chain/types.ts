@@ -29,6 +29,8 @@ export interface SimulationResult {
    * this adapter cannot resolve.
    */
   innerPrograms: readonly (Address | null)[];
+  /** The account data the transaction loaded, as the node reports it (agave's `loadedAccountsDataSize`); null when it does not. */
+  loadedAccountsDataSize?: number | null;
 }
 
 export interface SignatureStatus {

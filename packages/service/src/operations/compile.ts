@@ -24,10 +24,14 @@ import {
 } from '../plan/pack.ts';
 import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
 import { mapConcurrently, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
-import { limitFromSimulation, limitWithoutSimulation, priceAt } from '../plan/pricing.ts';
+import { computeUnitLimitFor, limitFromSimulation, limitWithoutSimulation, priceAt } from '../plan/pricing.ts';
 import { cannotRepaySponsor, type SponsorPolicy } from './sponsorPolicy.ts';
 import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
 import { simulationFailure } from './simulationFailure.ts';
+import type { TransactionVersion, V1Limits } from '../plan/transactionVersion.ts';
+import { V1_FORMAT } from '../plan/v1Format.ts';
+import { priceV1Transactions, v1CompiledMessage } from './compileV1.ts';
+
 
 export interface CompiledTransaction {
   packed: PlannedTransaction;
@@ -36,6 +40,8 @@ export interface CompiledTransaction {
   feeLamports: bigint;
   /** Sponsored: what the owner pays the sponsor back in this transaction (its exact fee). */
   repayLamports: bigint;
+  /** A v1 transaction's limits (src/operations/compileV1.ts); absent for legacy. */
+  v1?: V1Limits;
 }
 
 export interface CompiledPlan {
@@ -71,6 +77,11 @@ export interface CompileInput {
    * the others are priced without a simulation for the same fee (`limitWithoutSimulation`, src/plan/pricing.ts).
    */
   estimate?: boolean;
+  /**
+   * The version the job uses (src/plan/transactionVersion.ts: 1 only where the cluster's gate is
+   * active and the signer takes it). Default legacy. A sponsored plan stays legacy.
+   */
+  transactionVersion?: TransactionVersion;
 }
 
 const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';
@@ -145,7 +156,8 @@ function summarize(parties: TransactionParties, transactions: CompiledTransactio
 /** The owner pays: simulate, price, and check the fee payer's reserve and the fee against the reclaim. */
 async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner: TransactionSigner, deadline: number): Promise<CompiledPlan> {
   const parties = { owner, feePayer: owner };
-  const planned = await packTransactions(input.actions, parties, roomOf(input));
+  const v1 = input.transactionVersion === 1;
+  const planned = await packTransactions(input.actions, parties, roomOf(input), v1 ? V1_FORMAT : undefined);
   const reserve = rentExemptMinimum(input.rent, 0);
   // Said from the fee bounds when the node refuses the fee payer: exactly how much is missing.
   const assertOwnerCanPayBounds = () =>
@@ -162,7 +174,13 @@ async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner:
   if (input.ownerLamports < signatureFees(planned.length)) assertOwnerCanPayBounds();
   let transactions: CompiledTransaction[];
   try {
-    transactions = await priceTransactions(chain, planned, parties, input, deadline);
+    transactions = v1
+      ? await priceV1Transactions(chain, planned, parties, { ...input, roomComputeUnits: roomOf(input).computeUnits }, deadline, {
+          simulationsAtOnce: SIMULATIONS_AT_ONCE,
+          computeUnitLimitFor,
+          simulationFailure,
+        })
+      : await priceTransactions(chain, planned, parties, input, deadline);
   } catch (error) {
     if (!(error instanceof CinderError) || !isFeePayerFailure(error)) throw error;
     assertOwnerCanPayBounds();
@@ -246,6 +264,7 @@ export async function compilePlan(chain: ChainAdapter, input: CompileInput, dead
 
 /** The message of a compiled transaction, ready to sign (by the owner, and the sponsor when sponsored). */
 export function compiledMessage(plan: CompiledPlan, transaction: CompiledTransaction) {
+  if (transaction.v1) return v1CompiledMessage(plan.parties, plan.lifetime, { ...transaction, v1: transaction.v1 });
   const instructions = withComputeBudget(
     transaction.computeUnitLimit,
     transaction.computeUnitPriceMicroLamports,

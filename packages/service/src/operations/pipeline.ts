@@ -32,6 +32,8 @@ import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
 import { assertFitsOneRelayToken } from './sponsoredMessage.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 import { reasonText, skippedOf, type OperationKind, type OperationResult } from './operationResult.ts';
+import { chooseTransactionVersion, TRANSACTION_VERSIONS, type TransactionVersion } from '../plan/transactionVersion.ts';
+import { isV1GateActive } from '../chain/featureGate.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
 export type { OperationKind, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
@@ -66,6 +68,20 @@ export interface PipelineRequest {
    * provider); an address pasted as a key shows as a key whose own wallet has nothing at all.
    */
   keyIsSeed?: boolean;
+  /**
+   * The transaction versions the signer takes. Default: where Cinder signs a reclaim (the keyed
+   * door, and its preview) every version; a browser wallet, or a keyless prepare, only legacy and
+   * v0 unless it declares 1. v1 is used only where the cluster's gate is active too. A burn stays
+   * legacy: one mint's accounts fit one legacy transaction in nearly every wallet, and the burn's
+   * contract states its ComputeBudget instructions.
+   */
+  transactionVersions?: readonly TransactionVersion[];
+}
+
+/** The versions a request's signer takes when it does not say (see PipelineRequest.transactionVersions). */
+function signerVersionsOf(request: PipelineRequest): readonly TransactionVersion[] {
+  if (request.operation.kind === 'burn') return ['legacy', 0];
+  return request.transactionVersions ?? (request.signer === 'wallet' ? ['legacy', 0] : TRANSACTION_VERSIONS);
 }
 
 export interface PlannedOperation {
@@ -165,6 +181,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, compiled: null, problem: nothingToDo(request, actions) };
 
     const sponsorAccount = sponsor ? also.get(sponsor) : null;
+    // The gate is read (once per process) only for a signer that takes v1.
+    const signerVersions = signerVersionsOf(request);
+    const v1GateActive = signerVersions.includes(1) && (await isV1GateActive(chain, deadline));
+    const transactionVersion = chooseTransactionVersion({ v1GateActive, signerVersions, fallback: 'legacy' });
     try {
       const plan = await compilePlan(
         chain,
@@ -179,6 +199,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           feePayer: request.feePayer,
           ...(request.signer ? { signer: request.signer } : {}),
           estimate,
+          transactionVersion,
           sponsor: deps.sponsorPolicy ? { lamports: sponsorAccount?.lamports ?? 0n, policy: deps.sponsorPolicy } : null,
         },
         deadline,
@@ -285,7 +306,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
     /** POST …/prepare: the unsigned transactions of the same plan, for a wallet to sign. */
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
-      const planned = await planOrThrow(request, Date.now() + deps.operationDeadlineMs);
+      // A keyless signer takes v1 only when it says so.
+      const planned = await planOrThrow({ ...request, transactionVersions: request.transactionVersions ?? ['legacy', 0] }, Date.now() + deps.operationDeadlineMs);
       if (planned.compiled.sponsored) assertFitsOneRelayToken(planned.compiled.transactions.map((t) => t.packed.actions.length), planned.compiled.feeLamports);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);

@@ -121,15 +121,38 @@ export function transactionMessage(feePayer: TransactionSigner, lifetime: Blockh
 
 const shortVecLength = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : 3);
 
+/** A transaction's wire size, addresses and instructions, kept up to date as instructions join it. */
+export interface TransactionTally {
+  add(instruction: Instruction): void;
+  /** One more (non-signer) account in an instruction already counted that had `accountsBefore` accounts. */
+  addAccount(address: Address, accountsBefore: number): void;
+  readonly size: number;
+  readonly addresses: number;
+  readonly instructions: number;
+}
+
+/**
+ * What a transaction format allows and how its size grows: legacy here, v1 in
+ * src/plan/v1Format.ts. `budgetInstructions`: whether the compute budget travels as
+ * instructions (legacy, v0) or in the message's config (v1, counted by its tally).
+ */
+export interface PackFormat {
+  readonly sizeLimit: number;
+  readonly maxAddresses: number;
+  readonly maxInstructions: number;
+  readonly budgetInstructions: boolean;
+  tally(feePayer: Address): TransactionTally;
+}
+
 /**
  * What the wire size of a legacy transaction depends on (signatures, header, account keys,
  * blockhash, compiled instructions), kept up to date as instructions join it, so that packing
  * thousands of accounts costs one step per account and not one whole transaction per account.
  */
-class SizeTally {
+class SizeTally implements TransactionTally {
   private readonly keys: Set<string>;
   private readonly signers: Set<string>;
-  private instructions = 0;
+  private instructionCount = 0;
   private instructionBytes = 0;
 
   constructor(feePayer: Address) {
@@ -145,7 +168,7 @@ class SizeTally {
       if (isSignerRole(meta.role)) this.signers.add(meta.address);
     }
     const dataLength = instruction.data?.length ?? 0;
-    this.instructions++;
+    this.instructionCount++;
     this.instructionBytes += 1 + shortVecLength(accounts.length) + accounts.length + shortVecLength(dataLength) + dataLength;
   }
 
@@ -155,9 +178,17 @@ class SizeTally {
     this.instructionBytes += 1 + shortVecLength(accountsBefore + 1) - shortVecLength(accountsBefore);
   }
 
+  get addresses(): number {
+    return this.keys.size;
+  }
+
+  get instructions(): number {
+    return this.instructionCount;
+  }
+
   get size(): number {
     const messageBytes =
-      3 + shortVecLength(this.keys.size) + 32 * this.keys.size + 32 + shortVecLength(this.instructions) + this.instructionBytes;
+      3 + shortVecLength(this.keys.size) + 32 * this.keys.size + 32 + shortVecLength(this.instructionCount) + this.instructionBytes;
     return shortVecLength(this.signers.size) + 64 * this.signers.size + messageBytes;
   }
 }
@@ -167,6 +198,15 @@ class SizeTally {
  * kit's getTransactionMessageSize gives the same number (test/plan/plan.test.ts checks it) but
  * compiles and encodes the whole message, ~1 ms per instruction.
  */
+/** Legacy (and v0, whose packer adds its own bytes): one packet, the compute budget as instructions. */
+export const LEGACY_FORMAT: PackFormat = {
+  sizeLimit: TRANSACTION_SIZE_LIMIT,
+  maxAddresses: Infinity,
+  maxInstructions: Infinity,
+  budgetInstructions: true,
+  tally: (feePayer) => new SizeTally(feePayer),
+};
+
 export function legacyTransactionSize(feePayer: Address, instructions: readonly Instruction[]): number {
   const tally = new SizeTally(feePayer);
   for (const instruction of instructions) tally.add(instruction);
@@ -192,14 +232,17 @@ export interface SignerRoom {
 class Batch {
   readonly actions: AccountAction[] = [];
   computeUnits: number;
-  private readonly tally: SizeTally;
+  private readonly tally: TransactionTally;
   /** Accounts of each mint's harvest instruction so far. */
   private readonly harvestAccounts = new Map<Address, number>();
 
-  constructor(private readonly parties: TransactionParties) {
-    this.tally = new SizeTally(parties.feePayer.address);
+  constructor(
+    private readonly parties: TransactionParties,
+    readonly format: PackFormat = LEGACY_FORMAT,
+  ) {
+    this.tally = format.tally(parties.feePayer.address);
     const repay = transactionInstructions([], parties, U64_MAX);
-    for (const instruction of withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, U64_MAX, repay)) this.tally.add(instruction);
+    for (const instruction of format.budgetInstructions ? withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, U64_MAX, repay) : repay) this.tally.add(instruction);
     this.computeUnits = sponsored(parties) ? COMPUTE_UNITS_FOR_REPAY : 0;
   }
 
@@ -224,17 +267,22 @@ class Batch {
   get size(): number {
     return this.tally.size;
   }
+
+  /** Whether the batch is over the format's size, address or instruction limit (size less `room`). */
+  overLimits(room: number): boolean {
+    return this.tally.size > this.format.sizeLimit - room || this.tally.addresses > this.format.maxAddresses || this.tally.instructions > this.format.maxInstructions;
+  }
 }
 
-function batchOf(actions: readonly AccountAction[], parties: TransactionParties): Batch {
-  const batch = new Batch(parties);
+function batchOf(actions: readonly AccountAction[], parties: TransactionParties, format: PackFormat = LEGACY_FORMAT): Batch {
+  const batch = new Batch(parties, format);
   for (const action of actions) batch.add(action);
   return batch;
 }
 
 /** The wire size of a transaction with these actions, at the largest compute budget and repayment values. */
-export function transactionSize(actions: readonly AccountAction[], parties: TransactionParties): number {
-  return batchOf(actions, parties).size;
+export function transactionSize(actions: readonly AccountAction[], parties: TransactionParties, format: PackFormat = LEGACY_FORMAT): number {
+  return batchOf(actions, parties, format).size;
 }
 
 function plannedTransaction(actions: AccountAction[], computeUnitEstimate: number): PlannedTransaction {
@@ -259,20 +307,25 @@ function plannedTransaction(actions: AccountAction[], computeUnitEstimate: numbe
  * closed without it, and the account starts a new one. A slice at a time (src/plan/slices.ts).
  * `room`: what the signer's wallet may add, kept free in every transaction.
  */
-export async function packTransactions(actions: readonly AccountAction[], parties: TransactionParties, room: SignerRoom | null = null): Promise<PlannedTransaction[]> {
-  const sizeLimit = TRANSACTION_SIZE_LIMIT - (room?.bytes ?? 0);
+export async function packTransactions(
+  actions: readonly AccountAction[],
+  parties: TransactionParties,
+  room: SignerRoom | null = null,
+  format: PackFormat = LEGACY_FORMAT,
+): Promise<PlannedTransaction[]> {
+  const roomBytes = room?.bytes ?? 0;
   const unitLimit = MAX_COMPUTE_UNIT_LIMIT - (room?.computeUnits ?? 0);
   const transactions: PlannedTransaction[] = [];
-  let batch = new Batch(parties);
+  let batch = new Batch(parties, format);
   for (const [i, action] of actions.entries()) {
     if (endOfSlice(i)) await nextTurn();
     if (!ACTIONS_THAT_SEND.has(action.action)) continue;
     // The estimate without this action: what the batch closed without it would count again.
     const computeUnitsBefore = batch.computeUnits;
     batch.add(action);
-    if (batch.actions.length > 1 && (batch.size > sizeLimit || batch.computeUnits > unitLimit)) {
+    if (batch.actions.length > 1 && (batch.overLimits(roomBytes) || batch.computeUnits > unitLimit)) {
       transactions.push(plannedTransaction(batch.actions.slice(0, -1), computeUnitsBefore));
-      batch = batchOf([action], parties);
+      batch = batchOf([action], parties, format);
     }
   }
   if (batch.actions.length > 0) transactions.push(plannedTransaction(batch.actions, batch.computeUnits));

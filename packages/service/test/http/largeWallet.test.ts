@@ -17,7 +17,8 @@ let t: TestApp;
 let owner: TestKey;
 
 before(async () => {
-  t = await createTestApp();
+  // Before the v1 gate: 300 accounts are more legacy transactions than the preview simulates, which the test needs.
+  t = await createTestApp({}, { v1Transactions: false });
   owner = await createTestKey();
   await rpcResult(t.chain.localnet.rpcUrl, 'localnet_setAccount', [owner.address, { lamports: 50_000_000 }]);
   await writeEmptyTokenAccounts(t.chain, owner.address, ACCOUNTS);

@@ -27,7 +27,8 @@ let key: string;
 let accounts: Address[];
 
 before(async () => {
-  t = await createTestApp({ operationDeadlineMs: 10_000 });
+  // Before the v1 gate: the wallet takes several legacy transactions, which the test needs.
+  t = await createTestApp({ operationDeadlineMs: 10_000 }, { v1Transactions: false });
   const payer = (await createFundedSigner(t.chain, 10_000_000_000n)).signer;
   owner = await createFundedSigner(t.chain, 1_000_000_000n);
   key = getBase58Decoder().decode(owner.secretKey);

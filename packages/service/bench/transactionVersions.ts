@@ -1,0 +1,55 @@
+/**
+ * v1 against legacy: `npm run bench:versions` (a minute or two).
+ *
+ * A keyed reclaim (POST /api/reclaim_rent, Cinder signs) of a wallet of 200 and of 1,000 empty
+ * token accounts (half of each token program), on the embedded chain with the v1 gate active
+ * (v1 transactions) and with it off (legacy, as before the gate), each in the same process, one
+ * after the other. For each: transactions, fees (lamports, priority fee 0.00001 SOL shared), the
+ * net, and the wall time of the request (the chain executes at once in test mode, so the time is
+ * the service's and the embedded chain's work, not slots).
+ */
+import { generateKeyPairSigner, getBase64Decoder, type Address } from '@solana/kit';
+import { AccountState, getMintEncoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
+import { createTestApp, createTestKey, rpcResult, startTestChain, type TestChain } from '@cinder/testkit';
+
+const SIZES = [200, 1000];
+const PRIORITY_FEE_SOL = 0.00001;
+
+async function writeEmptyAccounts(chain: TestChain, owner: Address, count: number, program: Address): Promise<void> {
+  const base64 = getBase64Decoder();
+  const set = (address: Address, lamports: number, data: Uint8Array) =>
+    rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [address, { lamports, data: base64.decode(data), owner: program }]);
+  const mint = (await generateKeyPairSigner()).address;
+  await set(mint, 1_461_600, new Uint8Array(getMintEncoder().encode({ mintAuthority: null, supply: 0n, decimals: 6, isInitialized: true, freezeAuthority: null })));
+  const data = new Uint8Array(getTokenEncoder().encode({ mint, owner, amount: 0n, delegate: null, state: AccountState.Initialized, isNative: null, delegatedAmount: 0n, closeAuthority: null }));
+  for (let i = 0; i < count; i++) await set((await generateKeyPairSigner()).address, 2_039_280, data);
+}
+
+async function run(accounts: number, v1: boolean) {
+  const chain = await startTestChain({ v1Transactions: v1 });
+  const t = await createTestApp({}, { chain });
+  try {
+    const owner = await createTestKey();
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [owner.address, { lamports: 50_000_000 }]);
+    await writeEmptyAccounts(chain, owner.address, accounts / 2, TOKEN_PROGRAM_ADDRESS);
+    await writeEmptyAccounts(chain, owner.address, accounts / 2, TOKEN_2022_PROGRAM_ADDRESS);
+    const started = performance.now();
+    const answer = await t.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: owner.base58SecretKey, priorityFee: PRIORITY_FEE_SOL } });
+    const ms = performance.now() - started;
+    const body = answer.json() as { status: string; message: string; details: { transactions: unknown[]; feeLamports: string; netLamports: string; closedAccounts: string[] } };
+    if (body.status !== 'success') throw new Error(`reclaim: ${body.message}`);
+    return { transactions: body.details.transactions.length, fee: body.details.feeLamports, net: body.details.netLamports, closed: body.details.closedAccounts.length, ms };
+  } finally {
+    await t.close();
+    await chain.close();
+  }
+}
+
+console.log('accounts  format  transactions  closed  fee (lamports)  net (lamports)  time');
+for (const accounts of SIZES) {
+  for (const v1 of [false, true]) {
+    const r = await run(accounts, v1);
+    console.log(`${String(accounts).padStart(8)}  ${(v1 ? 'v1' : 'legacy').padEnd(6)}  ${String(r.transactions).padStart(12)}  ${String(r.closed).padStart(6)}  ${r.fee.padStart(14)}  ${r.net.padStart(14)}  ${(r.ms / 1000).toFixed(2)} s`);
+  }
+}
