@@ -278,6 +278,8 @@ describe('what a site may not do', () => {
       'operations/reclaimMany.ts',
       'operations/relay.ts',
       'operations/relayCandidates.ts',
+      'operations/simulationFailure.ts',
+      'operations/sponsoredMessage.ts',
       'operations/sponsorPolicy.ts',
       'store/operationLocks.ts',
     ];
