@@ -6,13 +6,15 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import type { AccountPreview } from './api.ts';
-import { amountWithSymbol, balanceOf, burnable, SKIP_REASONS, TOKEN_2022, tokenLabel, type Group } from './accounts.ts';
+import { amountWithSymbol, balanceOf, blockerOf, burnable, SKIP_REASONS, TOKEN_2022, tokenLabel, type Group } from './accounts.ts';
 import { plural, short, sol } from './format.ts';
 
 /** A group with more rows than this shows them folded, behind its summary. */
 const OPEN_UP_TO = 25;
 
 function whatHappens(account: AccountPreview, canReclaim: boolean): string {
+  const blocker = blockerOf(account);
+  if (blocker !== null) return `Cannot close: ${SKIP_REASONS[blocker] ?? blocker}`;
   switch (account.action) {
     case 'close':
       return canReclaim ? 'Closes' : 'Closes once this wallet can pay its fees';
@@ -20,8 +22,6 @@ function whatHappens(account: AccountPreview, canReclaim: boolean): string {
       return canReclaim ? 'Unwraps and closes' : 'Unwraps and closes once this wallet can pay its fees';
     case 'burn_and_close':
       return `Burns ${amountWithSymbol(account)} and closes`;
-    case 'skip':
-      return `Cannot close: ${SKIP_REASONS[account.code ?? ''] ?? account.code}`;
     default:
       if (account.looksLikeNft) {
         return 'Kept: looks like an NFT. Burning it here would leave its metadata account, and the rent in it, behind, so Cinder leaves it alone.';
@@ -123,7 +123,7 @@ export function AccountGroups({ groups, choice }: { groups: Group[]; choice: Cho
             {group.name === 'burn' && !choice.readOnly ? (
               <div class="row">
                 <button type="button" disabled={choice.busy || allSelected} onClick={() => choice.onSelect(new Set([...choice.selected, ...mints]))}>
-                  Select all {plural(mints.size, 'token')} to burn
+                  Select all to burn ({plural(mints.size, 'token')})
                 </button>
                 {[...mints].some((m) => choice.selected.has(m)) ? (
                   <button type="button" disabled={choice.busy} onClick={() => choice.onSelect(new Set([...choice.selected].filter((m) => !mints.has(m))))}>

@@ -127,7 +127,8 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
 
   const busy = progress !== null;
   const summary = preview?.summary;
-  const toBurn = preview?.accounts.filter((a) => selected.has(a.mint) && a.amount !== '0') ?? [];
+  // What the preview with the chosen burns says will be burned (a chosen token the preview found blocked is not).
+  const toBurn = preview?.accounts.filter((a) => selected.has(a.mint) && a.action === 'burn_and_close') ?? [];
   const reclaimable = summary ? BigInt(summary.reclaimLamports) + BigInt(summary.excessLamports) : 0n;
   const blocked = !summary || summary.problem !== null || summary.transactions === 0;
   const canReclaim = !!summary && summary.problem?.code !== 'INSUFFICIENT_SOL_FOR_FEE';

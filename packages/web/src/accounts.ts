@@ -23,9 +23,19 @@ export function tokenLabel(account: AccountPreview): string {
 export const balanceOf = (account: AccountPreview) => (account.decimals === null ? account.amount : formatUnits(account.amount, account.decimals));
 export const amountWithSymbol = (account: AccountPreview) => `${balanceOf(account)} ${account.symbol ?? tokenLabel(account)}`;
 
+/**
+ * Why an account cannot be closed: the preview's code, or for an account kept because it holds
+ * tokens, its frozen state (the preview names a blocker only of what it was asked to close).
+ */
+export const blockerOf = (account: AccountPreview): string | null => account.code ?? (account.state === 'frozen' ? 'ACCOUNT_FROZEN' : null);
+
 /** May this account's balance be burned from here: it holds tokens, nothing blocks it, and it is not an NFT. */
 export const burnable = (account: AccountPreview) =>
-  account.amount !== '0' && !account.isNative && !account.looksLikeNft && (account.action === 'keep' || account.action === 'burn_and_close');
+  account.amount !== '0' &&
+  !account.isNative &&
+  !account.looksLikeNft &&
+  blockerOf(account) === null &&
+  (account.action === 'keep' || account.action === 'burn_and_close');
 
 export type GroupName = 'close' | 'burn' | 'nft' | 'skip' | 'kept';
 export interface Group {
@@ -37,7 +47,7 @@ export interface Group {
 
 /** The group an account is shown in: closes now; holds tokens (a burn choice); an NFT (kept); cannot be closed (a reason); anything else kept. */
 export function groupOf(account: AccountPreview): GroupName {
-  if (account.action === 'skip') return 'skip';
+  if (account.action === 'skip' || blockerOf(account) !== null) return 'skip';
   if (burnable(account)) return 'burn';
   if (account.looksLikeNft) return 'nft';
   if (account.action === 'close' || account.action === 'unwrap' || account.action === 'withdraw_excess') return 'close';
