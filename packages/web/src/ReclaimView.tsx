@@ -133,6 +133,8 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
   const blocked = !summary || summary.problem !== null || summary.transactions === 0;
   const canReclaim = !!summary && summary.problem?.code !== 'INSUFFICIENT_SOL_FOR_FEE';
   const groups = preview ? groupAccounts(preview.accounts) : [];
+  // Where the fees cannot be paid the plan closes nothing: the rent shown is what the empty accounts hold.
+  const rentShown = canReclaim ? reclaimable : (groups.find((g) => g.name === 'close')?.lamports ?? 0n);
 
   async function run() {
     if (!target?.wallet || !owner || !summary) return;
@@ -195,11 +197,11 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
           <dl class="totals" aria-busy={loading}>
             <div>
               <dt>Rent in the accounts that close</dt>
-              <dd data-total="reclaim">{sol(reclaimable)}</dd>
+              <dd data-total="reclaim">{sol(rentShown)}</dd>
             </div>
             <div>
               <dt>Network fees</dt>
-              <dd data-total="fee">{sol(summary.feeLamports)}</dd>
+              <dd data-total="fee">{canReclaim ? sol(summary.feeLamports) : 'paid once the wallet holds SOL'}</dd>
             </div>
             <div>
               <dt>{readOnly ? 'The owner receives' : 'You receive'}</dt>

@@ -37,6 +37,7 @@ export const apiTypeChecks: [
   Equal<keyof TransactionStatusResult, Exclude<keyof Api.TransactionStatusResponse, 'tx_hash'>>,
   Equal<Exclude<TransactionStatusResult['status'], 'unknown'>, Api.TransactionStatusResponse['status']>,
   Equal<ReclaimAction, Api.ReclaimPreviewAccount['action']>,
+  Equal<Returned<'getTransactions'>[number], Api.TransactionStatusesResponse['transactions'][number]>,
   // Requests: the route's body (a key may also be a Uint8Array; the Idempotency-Key is a header).
   Equal<Param<'prepareBurn'>, Api.PrepareBurnRequest>,
   Equal<Param<'prepareReclaim'>, Api.PrepareReclaimRequest>,
@@ -52,7 +53,7 @@ export const apiTypeChecks: [
   // Errors: the problem body's fields.
   Equal<NonNullable<CinderApiError['problem']>, Api.Problem>,
   Equal<CinderApiError['errors'][number], Api.FieldProblem>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 /** What callers write compiles (and a wrong call does not). */
 export async function sdkUsage(cinder: CinderClient): Promise<void> {
