@@ -157,7 +157,7 @@ export function ConfirmBurn({ accounts, onConfirm, onCancel }: { accounts: Accou
     <dialog ref={dialog} class="confirm" aria-labelledby="confirm-title" onCancel={onCancel}>
       <h2 id="confirm-title">Burn {accounts.length === 1 ? 'this token' : `these ${accounts.length.toLocaleString('en-US')} tokens`} for good?</h2>
       <p>Burning destroys them; it cannot be undone. Their accounts are then closed and the rent comes back to you.</p>
-      <ul class="burn-list">
+      <ul class="burn-list" tabIndex={0} aria-label="The tokens to burn">
         {accounts.map((a) => (
           <li key={a.address} data-burn={a.mint}>
             <strong>{amountWithSymbol(a)}</strong> {a.name && a.symbol ? `(${a.name})` : ''} <span class="muted">mint {short(a.mint)}</span>
