@@ -62,6 +62,8 @@ export type {
   RetryNotice,
   RetryOptions,
   TransactionStatusResult,
+  TransactionStatusesEntry,
+  GetTransactionsOptions,
   WalletStreamLine,
 } from './sdk/types.ts';
 export {

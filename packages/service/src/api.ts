@@ -28,6 +28,7 @@ import type {
 } from './http/routes/reclaimMany.ts';
 import type { RelayRequestSchema, RelayResponseSchema } from './http/routes/relayTransactions.ts';
 import type { TransactionStatusSchema } from './http/routes/transactions.ts';
+import type { TransactionStatusesRequestSchema, TransactionStatusesResponseSchema } from './http/routes/transactionStatuses.ts';
 
 /** A transaction's outcome: `pending` → `success` | `failed`, never back. */
 export type TransactionStatus = Static<typeof StatusField>;
@@ -67,6 +68,10 @@ export type RelayResponse = Static<typeof RelayResponseSchema>;
 
 /** GET /api/transactions/{signature} */
 export type TransactionStatusResponse = Static<typeof TransactionStatusSchema>;
+
+/** POST /api/transactions/statuses (many at once; waitMs holds it open until one settles) */
+export type TransactionStatusesRequest = Static<typeof TransactionStatusesRequestSchema>;
+export type TransactionStatusesResponse = Static<typeof TransactionStatusesResponseSchema>;
 
 /** GET /api/generate_wallets (the query's limits depend on the server's configuration, its shape does not) */
 export type GenerateWalletsQuery = Static<ReturnType<typeof generateWalletsQuerySchema>>;

@@ -9,6 +9,7 @@ import { registerHealthRoutes } from './http/routes/health.ts';
 import { registerBurnTokensRoute } from './http/routes/burnTokens.ts';
 import { registerGenerateWalletsRoute } from './http/routes/generateWallets.ts';
 import { registerTransactionsRoute } from './http/routes/transactions.ts';
+import { registerTransactionStatusesRoute } from './http/routes/transactionStatuses.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerApiContext } from './http/apiContext.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -136,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     registerPrepareRoutes(api, { config: deps.config, pipeline, serverSecret: stores.idempotencySecret, many });
     registerGenerateWalletsRoute(api, deps);
     registerTransactionsRoute(api, { ...deps, sentTransactions: stores.sentTransactions });
+    registerTransactionStatusesRoute(api, { ...deps, sentTransactions: stores.sentTransactions });
     registerRelayTransactionsRoute(api, { ...deps, sentTransactions: stores.sentTransactions, serverSecret: stores.idempotencySecret, sponsorPolicy });
   });
 

@@ -1,10 +1,27 @@
 /**
- * The second view: new wallets from GET /api/generate_wallets (count, recovery phrase, vanity
- * prefix/suffix, solana-keygen format), shown once and offered as downloads. The keys live in
- * this view's state only: leaving the view or generating again drops them.
+ * The second view: new wallets from GET /api/generate_wallets (count, recovery phrase: one for
+ * all the wallets or one each, vanity prefix/suffix, solana-keygen format), shown once and offered
+ * as downloads. The keys live in this view's state only: leaving the view or generating again
+ * drops them. Each field carries the server's limit, and a refusal names the field by its label.
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type GenerateQuery, type Generated } from './api.ts';
+import { inFormWords } from './problems.ts';
+import { LIMITS } from './settings.ts';
+
+/** The API's parameters by the labels of this form. */
+const LABELS: Readonly<Record<string, string>> = {
+  n: 'Number of wallets',
+  mnemonic: 'Recovery phrase',
+  hd: 'Recovery phrase',
+  prefix: 'Address starts with',
+  suffix: 'Address ends with',
+  ignoreCase: 'Ignore letter case in the address pattern',
+  format: 'Also in solana-keygen format',
+};
+
+/** '12' | '24': a phrase for each wallet (mnemonic=); 'hd12' | 'hd24': one phrase, every wallet derived from it (hd=). */
+type Phrase = '' | '12' | '24' | 'hd12' | 'hd24';
 
 function download(name: string, type: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -20,8 +37,11 @@ const csvField = (value: string) => `"${value.replace(/"/g, '""')}"`;
 
 function toCsv(generated: Generated): string {
   const withMnemonic = generated.keypairs.some((k) => k.mnemonic !== undefined);
-  const header = ['address', 'privateKey', ...(withMnemonic ? ['mnemonic'] : [])];
-  const rows = generated.keypairs.map((k) => [k.address, k.privateKey, ...(withMnemonic ? [k.mnemonic ?? ''] : [])].map(csvField).join(','));
+  const withPath = generated.keypairs.some((k) => k.path !== undefined);
+  const header = ['address', 'privateKey', ...(withMnemonic ? ['mnemonic'] : []), ...(withPath ? ['path'] : [])];
+  const rows = generated.keypairs.map((k) =>
+    [k.address, k.privateKey, ...(withMnemonic ? [k.mnemonic ?? ''] : []), ...(withPath ? [k.path ?? ''] : [])].map(csvField).join(','),
+  );
   return `${header.join(',')}\n${rows.join('\n')}\n`;
 }
 
@@ -33,7 +53,7 @@ function toKeygen(generated: Generated): string {
 
 export function WalletsView({ onUnauthorized }: { onUnauthorized: () => void }) {
   const [n, setN] = useState('1');
-  const [mnemonic, setMnemonic] = useState<'' | '12' | '24'>('');
+  const [phrase, setPhrase] = useState<Phrase>('');
   const [prefix, setPrefix] = useState('');
   const [suffix, setSuffix] = useState('');
   const [ignoreCase, setIgnoreCase] = useState(false);
@@ -42,23 +62,27 @@ export function WalletsView({ onUnauthorized }: { onUnauthorized: () => void }) 
   const [error, setError] = useState<string | null>(null);
   const [generated, setGenerated] = useState<Generated | null>(null);
 
+  const hd = phrase === 'hd12' || phrase === 'hd24';
+  const maxWallets = phrase === '12' || phrase === '24' ? LIMITS.mnemonicWallets : LIMITS.wallets;
+
   async function generate() {
     setBusy(true);
     setError(null);
     setGenerated(null);
     const query: GenerateQuery = {
       n: n.trim(),
-      ...(mnemonic ? { mnemonic } : {}),
-      ...(prefix ? { prefix } : {}),
-      ...(suffix ? { suffix } : {}),
-      ...(ignoreCase && (prefix || suffix) ? { ignoreCase: 'true' as const } : {}),
+      ...(phrase === '12' || phrase === '24' ? { mnemonic: phrase } : {}),
+      ...(phrase === 'hd12' || phrase === 'hd24' ? { hd: phrase === 'hd12' ? ('12' as const) : ('24' as const) } : {}),
+      ...(prefix && !hd ? { prefix } : {}),
+      ...(suffix && !hd ? { suffix } : {}),
+      ...(ignoreCase && !hd && (prefix || suffix) ? { ignoreCase: 'true' as const } : {}),
       ...(keygen ? { format: 'keygen' as const } : {}),
     };
     try {
       setGenerated(await api.generate(query));
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) onUnauthorized();
-      setError(e instanceof Error ? e.message : String(e));
+      setError(inFormWords(e, LABELS));
     } finally {
       setBusy(false);
     }
@@ -78,26 +102,53 @@ export function WalletsView({ onUnauthorized }: { onUnauthorized: () => void }) 
         >
           <label>
             Number of wallets
-            <input type="number" inputMode="numeric" min={1} required value={n} onInput={(e) => setN(e.currentTarget.value)} />
+            <input type="number" inputMode="numeric" min={1} max={maxWallets} step={1} required value={n} onInput={(e) => setN(e.currentTarget.value)} />
+            <span class="hint">1 to {maxWallets.toLocaleString('en-US')}</span>
           </label>
           <label>
             Recovery phrase
-            <select value={mnemonic} onChange={(e) => setMnemonic(e.currentTarget.value as typeof mnemonic)}>
+            <select value={phrase} onChange={(e) => setPhrase(e.currentTarget.value as Phrase)}>
               <option value="">None</option>
-              <option value="12">12 words</option>
-              <option value="24">24 words</option>
+              <option value="hd12">One phrase for all the wallets, 12 words</option>
+              <option value="hd24">One phrase for all the wallets, 24 words</option>
+              <option value="12">A phrase for each wallet, 12 words</option>
+              <option value="24">A phrase for each wallet, 24 words</option>
             </select>
           </label>
+          {hd ? (
+            <p class="hint wide" data-note="derivation">
+              Wallet <i>i</i> is derived at <code>m/44'/501'/i'/0'</code>: Phantom, Solflare, Backpack, Trust Wallet and Exodus show these wallets for the phrase.
+              Ledger Live derives <code>m/44'/501'/i'</code> and shows other wallets; <code>solana-keygen recover</code> gives another one still. Keep the phrase:
+              it restores every wallet.
+            </p>
+          ) : null}
           <label>
             Address starts with
-            <input type="text" autocomplete="off" spellcheck={false} value={prefix} onInput={(e) => setPrefix(e.currentTarget.value)} />
+            <input
+              type="text"
+              autocomplete="off"
+              spellcheck={false}
+              maxLength={LIMITS.vanityLength}
+              disabled={hd}
+              value={prefix}
+              onInput={(e) => setPrefix(e.currentTarget.value)}
+            />
+            <span class="hint">{hd ? 'Not with one phrase for all: derived addresses cannot be searched for' : `Up to ${LIMITS.vanityLength} characters with the end`}</span>
           </label>
           <label>
             Address ends with
-            <input type="text" autocomplete="off" spellcheck={false} value={suffix} onInput={(e) => setSuffix(e.currentTarget.value)} />
+            <input
+              type="text"
+              autocomplete="off"
+              spellcheck={false}
+              maxLength={LIMITS.vanityLength}
+              disabled={hd}
+              value={suffix}
+              onInput={(e) => setSuffix(e.currentTarget.value)}
+            />
           </label>
           <label class="check">
-            <input type="checkbox" checked={ignoreCase} onChange={(e) => setIgnoreCase(e.currentTarget.checked)} />
+            <input type="checkbox" checked={ignoreCase} disabled={hd} onChange={(e) => setIgnoreCase(e.currentTarget.checked)} />
             Ignore letter case in the address pattern
           </label>
           <label class="check">
@@ -137,6 +188,14 @@ export function WalletsView({ onUnauthorized }: { onUnauthorized: () => void }) 
               Download CSV
             </button>
           </div>
+          {generated.mnemonic ? (
+            <div class="phrase" data-result="phrase">
+              <p>
+                <strong>The recovery phrase of all {generated.keypairs.length.toLocaleString('en-US')} wallets</strong> (each at the path shown with it):
+              </p>
+              <code class="secret">{generated.mnemonic}</code>
+            </div>
+          ) : null}
           <ol class="keys">
             {generated.keypairs.map((k) => (
               <li key={k.address}>
@@ -146,6 +205,11 @@ export function WalletsView({ onUnauthorized }: { onUnauthorized: () => void }) 
                 <div>
                   <span class="muted">Private key</span> <code class="secret">{k.privateKey}</code>
                 </div>
+                {k.path ? (
+                  <div>
+                    <span class="muted">Path</span> <code data-path={k.path}>{k.path}</code>
+                  </div>
+                ) : null}
                 {k.mnemonic ? (
                   <div>
                     <span class="muted">Recovery phrase</span> <code class="secret">{k.mnemonic}</code>

@@ -13,7 +13,8 @@ import type {
   ReclaimPreviewResponse,
   RelayRequest as RelayRequestBody,
   RelayResponse,
-  TransactionStatusResponse,
+  TransactionStatusesRequest,
+  TransactionStatusesResponse,
 } from '@cinder/service';
 import { cleanName } from './format.ts';
 
@@ -24,7 +25,8 @@ export type PrepareRequest = PrepareReclaimRequest;
 export type Prepared = PrepareResponse;
 export type RelayRequest = RelayRequestBody;
 export type Relayed = RelayResponse;
-export type TransactionStatus = TransactionStatusResponse;
+export type StatusesRequest = TransactionStatusesRequest;
+export type Statuses = TransactionStatusesResponse;
 export type GenerateQuery = GenerateWalletsQuery;
 export type Generated = GenerateWalletsResponse;
 
@@ -36,6 +38,8 @@ export class ApiError extends Error {
     detail: string,
     /** Retry-After of a 429 or 503, in seconds. */
     readonly retryAfterSeconds: number | null = null,
+    /** The problem's per-field list (`errors`): which field of the request broke which rule. */
+    readonly fields: readonly { field: string; message: string }[] = [],
   ) {
     super(detail);
   }
@@ -69,10 +73,13 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
     // not JSON: handled below
   }
   if (!response.ok) {
-    const problem = (json ?? {}) as { code?: unknown; detail?: unknown; title?: unknown };
+    const problem = (json ?? {}) as { code?: unknown; detail?: unknown; title?: unknown; errors?: unknown };
     const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : `The server answered ${response.status}.`;
     const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
-    throw new ApiError(response.status, typeof problem.code === 'string' ? problem.code : 'HTTP_ERROR', detail, Number.isFinite(retryAfter) ? retryAfter : null);
+    const fields = Array.isArray(problem.errors)
+      ? problem.errors.filter((e): e is { field: string; message: string } => typeof e?.field === 'string' && typeof e?.message === 'string')
+      : [];
+    throw new ApiError(response.status, typeof problem.code === 'string' ? problem.code : 'HTTP_ERROR', detail, Number.isFinite(retryAfter) ? retryAfter : null, fields);
   }
   return json as T;
 }
@@ -91,7 +98,8 @@ export const api = {
   },
   prepare: (body: PrepareRequest) => call<Prepared>('POST', '/api/reclaim_rent/prepare', body),
   relay: (body: RelayRequest) => call<Relayed>('POST', '/api/transactions', body),
-  status: (signature: string) => call<TransactionStatus>('GET', `/api/transactions/${encodeURIComponent(signature)}`),
+  /** Many signatures at once; with waitMs the server answers as soon as one of them settles. */
+  statuses: (body: StatusesRequest) => call<Statuses>('POST', '/api/transactions/statuses', body),
   generate: (q: GenerateQuery) => call<Generated>('GET', `/api/generate_wallets?${query({ ...q })}`),
 };
 

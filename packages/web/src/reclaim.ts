@@ -8,8 +8,15 @@
  * assertions), some wallets a Memo or their own compute budget. The transactions are prepared for
  * a wallet signer (room for those additions) and relayed as signed: the relay accepts what wallets
  * add and refuses anything else, with a reason that is shown (docs/wallet-additions.md).
+ *
+ * Landings are followed as they happen (./follow.ts): the signature of every transaction the owner
+ * pays for is known once signed, and one open status request for all of them answers as soon as
+ * one lands, while the relay requests still wait for their whole batch.
  */
-import { api, ApiError, fromBase64, toBase64, type PrepareRequest, type Prepared, type RelayRequest, type Relayed } from './api.ts';
+import { api, ApiError, fromBase64, toBase64, type AccountPreview, type PrepareRequest, type Prepared, type RelayRequest, type Relayed } from './api.ts';
+import { containsBytes, decodeBase58, encodeBase58 } from './base58.ts';
+import { followLandings } from './follow.ts';
+import { retryingLimits, type Countdown } from './retry.ts';
 
 /** A prepared blockhash is a few seconds old already and lives ~60 s: past this, prepare again rather than relay. */
 export const SIGN_WITHIN_MS = 45_000;
@@ -17,14 +24,21 @@ const MAX_ATTEMPTS = 3;
 /** The relay takes at most 8 transactions and 16 KiB per request. */
 const RELAY_MAX_TRANSACTIONS = 8;
 const RELAY_MAX_BODY = 15_000;
-const POLL_MS = 2_000;
-const POLL_MAX = 60;
+/**
+ * Relay requests in flight at once where the owner pays its own fees: its transactions touch
+ * distinct accounts, so none waits for another. A sponsored job goes one request at a time, as
+ * the sponsor's rule of one sponsored operation per wallet at a time asks.
+ */
+const OWNER_PAID_RELAYS_AT_ONCE = 4;
 
-export type TxState = 'waiting' | 'sending' | 'success' | 'failed' | 'pending';
+/** waiting: not yet signed; signed: signed, not yet handed to the relay; sending: with the relay. */
+export type TxState = 'waiting' | 'signed' | 'sending' | 'success' | 'failed' | 'pending';
 export interface TxProgress {
   state: TxState;
   signature: string | null;
   error: string | null;
+  /** Token accounts this transaction closes. */
+  closes: number;
 }
 export interface Progress {
   stage: 'preparing' | 'signing' | 'sending';
@@ -32,6 +46,10 @@ export interface Progress {
   /** Why the wallet is asked again, when it is. */
   note: string | null;
   transactions: TxProgress[];
+  /** Accounts closed by landed transactions, of all this job closes. */
+  accounts: { closed: number; total: number };
+  /** Seconds until a request a limit refused is tried again by itself; null when nothing waits. */
+  retryIn: number | null;
 }
 export interface Outcome {
   transactions: TxProgress[];
@@ -39,6 +57,8 @@ export interface Outcome {
   /** Accounts closed and SOL received net of fees: null when some transactions did not land. */
   closedAccounts: number | null;
   netLamports: bigint | null;
+  /** The accounts whose tokens were burned (and closed): each with its token and amount. Empty when some did not land. */
+  burned: AccountPreview[];
   sponsored: boolean;
   /** What the wallet added to the transactions it signed: the most safety checks in one transaction, and whether it added a Memo. */
   walletAdded: { safetyChecks: number; memo: boolean };
@@ -59,49 +79,46 @@ const WALLET_CHANGE_REFUSED = new Set(['INSTRUCTION_NOT_ALLOWED', 'PROGRAM_NOT_A
 const isExpiry = (error: unknown) =>
   error instanceof ApiError && (error.code === 'TRANSACTION_REJECTED' || error.code === 'RELAY_TOKEN_INVALID') && /expired/i.test(error.message);
 
-function batches(signed: string[], relayToken: string | undefined): string[][] {
-  const out: string[][] = [];
-  let current: string[] = [];
+const CLOSING = new Set(['close', 'burn_and_close', 'unwrap']);
+const closing = (prepared: Prepared) => prepared.details.accounts.filter((a) => CLOSING.has(a.action));
+
+/** Index ranges of the relay requests: at most 8 transactions and about 15 KB each. */
+function batches(wires: string[], relayToken: string | undefined): [number, number][] {
+  const out: [number, number][] = [];
+  let start = 0;
   let size = (relayToken?.length ?? 0) + 64;
-  for (const wire of signed) {
-    if (current.length > 0 && (current.length === RELAY_MAX_TRANSACTIONS || size + wire.length + 3 > RELAY_MAX_BODY)) {
-      out.push(current);
-      current = [];
+  for (const [i, wire] of wires.entries()) {
+    if (i > start && (i - start === RELAY_MAX_TRANSACTIONS || size + wire.length + 3 > RELAY_MAX_BODY)) {
+      out.push([start, i]);
+      start = i;
       size = (relayToken?.length ?? 0) + 64;
     }
-    current.push(wire);
     size += wire.length + 3;
   }
-  if (current.length > 0) out.push(current);
+  if (wires.length > start) out.push([start, wires.length]);
   return out;
 }
 
-async function settle(signature: string): Promise<TxProgress> {
-  for (let i = 0; i < POLL_MAX; i++) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    const status = await api.status(signature).catch(() => null);
-    if (status && status.status !== 'pending') return { state: status.status, signature, error: status.status === 'failed' ? status.message : null };
-  }
-  return { state: 'pending', signature, error: null };
-}
-
 /**
- * One relay request; over the rate limit (429: refused before anything was read, so nothing was
- * sent) it waits as long as the server says and asks again: a large wallet's batches may outrun
- * RATE_LIMIT_BURN_PER_MIN. The relay is idempotent by signature, so asking again never acts twice.
+ * The first signature of a signed wire transaction (its id), or null while it is unsigned (a
+ * sponsored transaction's first signer is the sponsor, who signs at relay). Wire format: a
+ * compact-u16 count of signatures (one byte below 128), then the 64-byte signatures.
  */
-async function relayBatch(body: RelayRequest): Promise<Relayed> {
-  for (;;) {
-    try {
-      return await api.relay(body);
-    } catch (error) {
-      if (!(error instanceof ApiError && error.status === 429)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(1, error.retryAfterSeconds ?? 5) * 1000));
-    }
-  }
+function signatureOf(wire: Uint8Array): string | null {
+  const first = wire.subarray(1, 65);
+  return wire[0]! > 0 && wire[0]! < 128 && first.some((b) => b !== 0) ? encodeBase58(first) : null;
 }
 
-const closes = (prepared: Prepared) => prepared.details.accounts.filter((a) => a.action === 'close' || a.action === 'burn_and_close' || a.action === 'unwrap').length;
+/** How many of the closing accounts each transaction closes: a token account's address is in the one message that closes it. */
+function closesPerTransaction(unsigned: Uint8Array[], accounts: AccountPreview[]): number[] {
+  const counts = unsigned.map(() => 0);
+  for (const account of accounts) {
+    const address = decodeBase58(account.address);
+    const at = address ? unsigned.findIndex((wire) => containsBytes(wire, address)) : -1;
+    if (at >= 0) counts[at]!++;
+  }
+  return counts;
+}
 
 export async function reclaim(
   request: PrepareRequest,
@@ -115,13 +132,33 @@ export async function reclaim(
   let feeLamports: bigint | null = 0n;
   const walletAdded = { safetyChecks: 0, memo: false };
   let note: string | null = null;
+  let total = 0;
+  let retryIn: number | null = null;
+  let mine: TxProgress[] = [];
+  let stage: Progress['stage'] = 'preparing';
+  const tell = () => {
+    const all = [...done, ...mine];
+    const closed = all.reduce((sum, t) => sum + (t.state === 'success' ? t.closes : 0), 0);
+    report({ stage, sponsored, note, transactions: all, accounts: { closed, total: Math.max(total, closed) }, retryIn });
+  };
+  const countdown: Countdown = (left) => {
+    retryIn = left;
+    tell();
+  };
+
   for (let attempt = 1; ; attempt++) {
-    report({ stage: 'preparing', sponsored, note, transactions: done });
-    const prepared = await api.prepare(request);
+    stage = 'preparing';
+    mine = [];
+    tell();
+    const prepared = await retryingLimits(() => api.prepare(request), countdown);
     const preparedAt = Date.now();
     const unsigned = prepared.transactions.map(fromBase64);
-    const mine: TxProgress[] = unsigned.map(() => ({ state: 'waiting', signature: null, error: null }));
-    report({ stage: 'signing', sponsored, note, transactions: [...done, ...mine] });
+    const closes = closesPerTransaction(unsigned, closing(prepared));
+    // What was closed by an earlier attempt stays counted; this attempt adds what it prepared.
+    total = done.reduce((sum, t) => sum + (t.state === 'success' ? t.closes : 0), 0) + closing(prepared).length;
+    mine = unsigned.map((_, i) => ({ state: 'waiting', signature: null, error: null, closes: closes[i]! }));
+    stage = 'signing';
+    tell();
 
     let signed: Uint8Array[];
     try {
@@ -135,28 +172,57 @@ export async function reclaim(
       continue;
     }
 
+    mine = mine.map((t, i) => ({ ...t, state: 'signed', signature: signatureOf(signed[i]!) }));
+    stage = 'sending';
+    tell();
     const wires = signed.map(toBase64);
-    let index = 0;
     let signedFees = 0n;
-    try {
-      for (const batch of batches(wires, prepared.relayToken)) {
-        for (let i = index; i < index + batch.length; i++) mine[i] = { ...mine[i]!, state: 'sending' };
-        report({ stage: 'sending', sponsored, note, transactions: [...done, ...mine] });
-        const answer = await relayBatch({ transactions: batch, ...(prepared.relayToken ? { relayToken: prepared.relayToken } : {}) });
-        for (const [j, t] of answer.details.transactions.entries()) {
-          signedFees += BigInt(t.fee);
-          walletAdded.safetyChecks = Math.max(walletAdded.safetyChecks, t.walletAdded.safetyChecks);
-          walletAdded.memo ||= t.walletAdded.memo;
-          mine[index + j] = t.status === 'pending' ? await settle(t.signature) : { state: t.status, signature: t.signature, error: t.error };
-        }
-        index += batch.length;
-        report({ stage: 'sending', sponsored, note, transactions: [...done, ...mine] });
+    const update = (i: number, change: Partial<TxProgress>) => {
+      mine[i] = { ...mine[i]!, ...change };
+      tell();
+    };
+    const follower = followLandings(() => mine, update);
+
+    const ranges = batches(wires, prepared.relayToken);
+    let next = 0;
+    let failure: unknown = null;
+    const relayOne = async ([from, to]: [number, number]) => {
+      for (let i = from; i < to; i++) update(i, { state: 'sending' });
+      const body: RelayRequest = { transactions: wires.slice(from, to), ...(prepared.relayToken ? { relayToken: prepared.relayToken } : {}) };
+      const answer: Relayed = await retryingLimits(() => api.relay(body), countdown);
+      for (const [j, t] of answer.details.transactions.entries()) {
+        signedFees += BigInt(t.fee);
+        walletAdded.safetyChecks = Math.max(walletAdded.safetyChecks, t.walletAdded.safetyChecks);
+        walletAdded.memo ||= t.walletAdded.memo;
+        // The follower may have seen the landing first; the relay's answer is the same or later news.
+        const known = mine[from + j]!;
+        const settled = known.state === 'success' || known.state === 'failed';
+        update(from + j, { signature: t.signature, ...(settled && t.status === 'pending' ? {} : { state: t.status, error: t.error }) });
       }
-    } catch (error) {
+    };
+    // Workers take the next request until none is left or one failed; what was not sent stays 'signed'.
+    const worker = async () => {
+      while (failure === null && next < ranges.length) {
+        const range = ranges[next++]!;
+        try {
+          await relayOne(range);
+        } catch (error) {
+          failure ??= error;
+          // The request was refused before anything of it was sent: its transactions were not relayed.
+          for (let i = range[0]; i < range[1]; i++) if (mine[i]!.state === 'sending') update(i, { state: 'signed' });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: sponsored ? 1 : Math.min(OWNER_PAID_RELAYS_AT_ONCE, ranges.length) }, worker));
+    await follower.finish();
+
+    if (failure !== null) {
+      const error = failure;
+      const sent = mine.filter((t) => t.state !== 'signed' && t.state !== 'waiting');
       // An expired blockhash is refused before anything is sent: what is left is prepared again.
       if (isExpiry(error) && attempt < MAX_ATTEMPTS) {
-        done.push(...mine.slice(0, index));
-        if (index > 0) [closedAccounts, netLamports, feeLamports] = [null, null, null];
+        done.push(...sent);
+        if (sent.length > 0) [closedAccounts, netLamports, feeLamports] = [null, null, null];
         note = EXPIRED_AGAIN;
         continue;
       }
@@ -170,6 +236,7 @@ export async function reclaim(
       throw error;
     }
     done.push(...mine);
+    mine = [];
     const allLanded = done.every((t) => t.state === 'success');
     // Where the owner pays, a fee the wallet changed changes what the owner receives; a sponsored
     // transaction costs the owner its repayment, as prepared (the relay refuses a fee it does not cover).
@@ -178,8 +245,9 @@ export async function reclaim(
     return {
       transactions: done,
       allLanded,
-      closedAccounts: allLanded && closedAccounts !== null ? closedAccounts + closes(prepared) : null,
+      closedAccounts: allLanded && closedAccounts !== null ? closedAccounts + closing(prepared).length : null,
       netLamports: allLanded && netLamports !== null ? netLamports + net : null,
+      burned: allLanded ? prepared.details.accounts.filter((a) => a.action === 'burn_and_close') : [],
       sponsored,
       walletAdded,
       feeLamports: allLanded && feeLamports !== null ? feeLamports + (sponsored ? preparedFees : signedFees) : null,

@@ -8,3 +8,11 @@ export const CLUSTER: Cluster = cluster === 'mainnet-beta' || cluster === 'devne
 
 /** API_KEYS is set on the server: ask for a key before the first request. */
 export const KEY_REQUIRED = meta('cinder-api-key') === 'required';
+
+/** The server's limits on the generator's fields (MAX_WALLETS_PER_REQUEST and its kin), for each field's max. */
+const limits = new Map(meta('cinder-limits').split(' ').map((pair) => pair.split('=') as [string, string]));
+const limit = (name: string, fallback: number) => {
+  const value = Number(limits.get(name));
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+};
+export const LIMITS = { wallets: limit('wallets', 10_000), mnemonicWallets: limit('mnemonic', 100), vanityLength: limit('vanity', 4) } as const;

@@ -17,7 +17,6 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   getBase64EncodedWireTransaction,
   getBase64Encoder,
@@ -60,8 +59,10 @@ const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
 const BURN = 8;
 const CLOSE_ACCOUNT = 9;
 const BURN_CHECKED = 15;
-/** How often an unsettled transaction's status is asked again. */
-const SETTLE_POLL_MS = 2_000;
+/** How long one status request waits for a landing before the client asks again (the server's limit is 10 s). */
+const SETTLE_WAIT_MS = 5_000;
+/** Signatures per status request (the server takes up to 128). */
+const STATUS_BATCH = 128;
 
 type Outcome = 'sent' | 'success' | 'failed' | 'pending' | 'dropped';
 
@@ -117,30 +118,42 @@ async function saveState(path: string, state: JobState): Promise<void> {
 }
 
 /**
- * Waits until the service knows the outcome of a transaction: landed (success / failed), or no
- * longer able to land (failed: its blockhash expired). One the service has no record of (never
- * received, or still on its way from an interrupted run) is relayed again, the same signed bytes:
- * whichever copy arrives first is the only one that can land. A copy the service refuses (its
- * relayToken expired, which happens after its blockhash did; a rule it breaks) cannot land either:
- * `dropped`.
+ * Waits until the service knows the outcome of each transaction: landed (success / failed), or no
+ * longer able to land (failed: its blockhash expired). All of them are followed in one open status
+ * request (POST /api/transactions/statuses, answered as soon as one settles), not one poll each.
+ * One the service has no record of (never received, or still on its way from an interrupted run)
+ * is relayed again, the same signed bytes: whichever copy arrives first is the only one that can
+ * land. A copy the service refuses (its relayToken expired, which happens after its blockhash did;
+ * a rule it breaks) cannot land either: `dropped`. `onSettled` is told of each as it settles.
  */
-async function settle(client: CinderClient, record: StateTransaction): Promise<Outcome> {
-  for (;;) {
-    let status: string;
-    try {
-      ({ status } = await client.getTransaction(record.signature));
-    } catch (error) {
-      if (!(error instanceof CinderApiError && error.code === 'TRANSACTION_NOT_FOUND')) throw error;
-      try {
-        const relayed = await client.relay({ transactions: [record.wire], relayToken: record.relayToken });
-        status = relayed.details?.transactions[0]?.status ?? relayed.status;
-      } catch (refusal) {
-        if (refusal instanceof CinderApiError && refusal.status === 400) return 'dropped';
-        throw refusal;
+async function settleAll(client: CinderClient, records: readonly StateTransaction[], onSettled: (record: StateTransaction) => Promise<void>): Promise<void> {
+  let open = [...records];
+  while (open.length > 0) {
+    const batch = open.slice(0, STATUS_BATCH);
+    const statuses = await client.getTransactions(
+      batch.map((r) => r.signature),
+      { waitMs: SETTLE_WAIT_MS },
+    );
+    for (const [i, entry] of statuses.entries()) {
+      const record = batch[i]!;
+      const status = entry.status === 'unknown' ? await relayAgain(client, record) : entry.status;
+      if (status === 'success' || status === 'failed' || status === 'dropped') {
+        record.status = status;
+        await onSettled(record);
       }
     }
-    if (status === 'success' || status === 'failed') return status;
-    await sleep(SETTLE_POLL_MS);
+    open = open.filter((r) => !isSettled(r.status));
+  }
+}
+
+/** Relays a transaction the service does not know again; its status then, or `dropped` when the service refuses it. */
+async function relayAgain(client: CinderClient, record: StateTransaction): Promise<string> {
+  try {
+    const relayed = await client.relay({ transactions: [record.wire], relayToken: record.relayToken });
+    return relayed.details?.transactions[0]?.status ?? relayed.status;
+  } catch (refusal) {
+    if (refusal instanceof CinderApiError && refusal.status === 400) return 'dropped';
+    throw refusal;
   }
 }
 
@@ -249,10 +262,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   const unsettled = state.transactions.filter((t) => !isSettled(t.status));
   if (unsettled.length > 0) {
     await write(ctx.io.stderr, `Resuming: waiting for the outcome of ${unsettled.length} transaction${unsettled.length === 1 ? '' : 's'} of the previous run\n`);
-    for (const t of unsettled) {
-      t.status = await settle(client, t);
-      await saveState(statePath, state);
-    }
+    await settleAll(client, unsettled, () => saveState(statePath, state));
   }
 
   // 2. Prepared again for the owners not done: an owner is done when a transaction of it landed and none failed.
@@ -307,12 +317,21 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
         });
         await saveState(statePath, state);
         const relayed = await client.relay({ transactions: signed.map((s) => s.wire), relayToken: prepared.transactions[group[0]!]!.relayToken });
+        const waiting: StateTransaction[] = [];
         for (const [k, record] of records.entries()) {
           const reported = relayed.details?.transactions.find((r) => r.signature === record.signature)?.status ?? relayed.details?.transactions[k]?.status;
-          record.status = reported === 'success' || reported === 'failed' ? reported : await settle(client, record);
+          if (reported === 'success' || reported === 'failed') {
+            record.status = reported;
+            progress.update(++done);
+          } else {
+            waiting.push(record);
+          }
+        }
+        await saveState(statePath, state);
+        await settleAll(client, waiting, async () => {
           await saveState(statePath, state);
           progress.update(++done);
-        }
+        });
       }
     } finally {
       progress.stop();

@@ -6,7 +6,7 @@
 import type * as Api from '@cinder/service';
 import { invalidResponse } from './errors.ts';
 import { isNonEmptyString, isObject } from './guards.ts';
-import type { BurnDetails, BurnResult, OperationResult, ResultStatus, TransactionStatusResult } from './types.ts';
+import type { BurnDetails, BurnResult, OperationResult, ResultStatus, TransactionStatusesEntry, TransactionStatusResult } from './types.ts';
 
 const STATUSES: readonly string[] = ['success', 'failed', 'pending'] satisfies Api.TransactionStatus[];
 
@@ -60,6 +60,22 @@ export function normaliseTransaction(body: unknown, signature: string): Transact
     message: typeof body.message === 'string' ? body.message : null,
     slot: typeof body.slot === 'number' ? body.slot : null,
   };
+}
+
+/** POST /api/transactions/statuses: one entry per signature asked for, in order, or an invalid-response error. */
+export function normaliseTransactions(body: unknown, signatures: readonly string[]): TransactionStatusesEntry[] {
+  const listed = isObject(body) ? body.transactions : undefined;
+  if (!Array.isArray(listed) || listed.length !== signatures.length) throw invalidResponse('The statuses answer does not list every signature asked for');
+  return signatures.map((signature, i) => {
+    const entry: unknown = listed[i];
+    if (!isObject(entry) || entry.signature !== signature) throw invalidResponse('The statuses answer is not in the order asked for');
+    return {
+      signature,
+      status: statusOf(entry.status),
+      slot: typeof entry.slot === 'number' ? entry.slot : null,
+      error: typeof entry.error === 'string' ? entry.error : null,
+    };
+  });
 }
 
 /** A reclaim's or relay's answer (Cinder's combined form: transactionId, status, message, tx_hash, details) in the SDK's shape. */

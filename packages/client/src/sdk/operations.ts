@@ -6,7 +6,7 @@
  * preview, a prepare, a relay (the same signed bytes land at most once) and a lookup always are.
  */
 import type * as Api from '@cinder/service';
-import { normaliseBurnResult, normaliseOperation, normalisePrepared, normalisePreparedMany, normalisePreview, normalisePreviewMany, normaliseTransaction } from './answers.ts';
+import { normaliseBurnResult, normaliseOperation, normalisePrepared, normalisePreparedMany, normalisePreview, normalisePreviewMany, normaliseTransaction, normaliseTransactions } from './answers.ts';
 import { clientError } from './errors.ts';
 import { isNonEmptyString, isObject } from './guards.ts';
 import { idempotencyOf, type Transport } from './http.ts';
@@ -14,6 +14,7 @@ import type {
   BurnOptions,
   BurnTokensRequest,
   CinderClient,
+  GetTransactionsOptions,
   PreviewReclaimRequest,
   PrivateKeyInput,
   ReclaimDetails,
@@ -39,6 +40,14 @@ export function operationMethods({ request, post }: Transport): OperationMethods
       if (!isNonEmptyString(signature)) throw clientError('INVALID_ARGUMENT', 'getTransaction needs a transaction signature');
       const { json } = await request({ method: 'GET', path: `api/transactions/${encodeURIComponent(signature)}`, retryable: true, signal: requestOptions.signal });
       return normaliseTransaction(json, signature);
+    },
+
+    async getTransactions(signatures: readonly string[], options: GetTransactionsOptions = {}) {
+      if (!Array.isArray(signatures) || signatures.length === 0 || !signatures.every(isNonEmptyString)) {
+        throw clientError('INVALID_ARGUMENT', 'getTransactions needs one or more transaction signatures');
+      }
+      const body = { signatures: [...signatures], ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) };
+      return normaliseTransactions((await post('api/transactions/statuses', body, options.signal)).json, signatures);
     },
 
     async previewReclaim(preview: PreviewReclaimRequest, requestOptions: RequestOptions = {}) {

@@ -152,6 +152,19 @@ export interface TransactionStatusResult {
   slot: NonNullable<StatusAnswer['slot']> | null;
 }
 
+/** One transaction of POST /api/transactions/statuses; `unknown` also for a status this client does not know. */
+export interface TransactionStatusesEntry {
+  signature: string;
+  status: Api.TransactionStatusesResponse['transactions'][number]['status'];
+  slot: number | null;
+  error: string | null;
+}
+
+export interface GetTransactionsOptions extends RequestOptions {
+  /** Hold the request open until one of them is no longer pending, at most this long (0 … 10,000 ms; default 0: answer at once). */
+  waitMs?: number;
+}
+
 /**
  * The client of one Cinder server: one method per route, each answer in one shape, every failure a
  * CinderApiError. Made by createCinderClient; frozen, so that it can be shared.
@@ -210,6 +223,20 @@ export interface CinderClient {
    * ```
    */
   getTransaction(signature: string, options?: RequestOptions): Promise<TransactionStatusResult>;
+  /**
+   * POST /api/transactions/statuses: up to 128 transactions in one request, in order. With `waitMs`
+   * the server answers as soon as one of them settles: to follow a job, ask again with those still pending.
+   *
+   * @example
+   * ```ts
+   * let pending = signatures;
+   * while (pending.length > 0) {
+   *   const statuses = await cinder.getTransactions(pending, { waitMs: 5_000 });
+   *   pending = statuses.filter((s) => s.status === 'pending').map((s) => s.signature);
+   * }
+   * ```
+   */
+  getTransactions(signatures: readonly string[], options?: GetTransactionsOptions): Promise<TransactionStatusesEntry[]>;
   /**
    * GET /api/reclaim_rent: every token account of `owner`, what a reclaim would do with it, and the sums. No key.
    *

@@ -41,6 +41,7 @@ export const apiTypeChecks: [
   Equal<keyof TransactionStatusResult, Exclude<keyof Api.TransactionStatusResponse, 'tx_hash'>>,
   Equal<Exclude<TransactionStatusResult['status'], 'unknown'>, Api.TransactionStatusResponse['status']>,
   Equal<ReclaimAction, Api.ReclaimPreviewAccount['action']>,
+  Equal<Returned<'getTransactions'>[number], Api.TransactionStatusesResponse['transactions'][number]>,
   // Requests: the route's body (a key may also be a Uint8Array; the Idempotency-Key is a header).
   Equal<Param<'prepareBurn'>, Api.PrepareBurnRequest>,
   Equal<Param<'prepareReclaim'>, Api.PrepareReclaimRequest>,
@@ -62,7 +63,7 @@ export const apiTypeChecks: [
   Equal<ProblemMembers<'INSUFFICIENT_SOL_FOR_FEE'>, Api.CinderProblemMembers['INSUFFICIENT_SOL_FOR_FEE']>,
   Equal<CinderApiError<'VANITY_TIMEOUT'>['extensions']['keysTried'], number>,
   Equal<NonNullable<CinderApiError<'SPONSOR_DECLINED'>['problem']>['until'], string>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 /** What callers write compiles (and a wrong call does not). */
 export async function sdkUsage(cinder: CinderClient): Promise<void> {

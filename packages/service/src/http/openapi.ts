@@ -31,6 +31,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/transactions/:signature': 'get_transaction',
   'POST /api/transactions': 'relay_transactions',
+  'POST /api/transactions/statuses': 'get_transaction_statuses',
   'GET /api/reclaim_rent': 'preview_reclaim',
   'POST /api/reclaim_rent': 'reclaim_rent',
   'POST /api/burn_tokens/prepare': 'prepare_burn',

@@ -4,8 +4,8 @@
  * not wait for files nobody may ask for) and served from memory from then on, with a strict
  * Content-Security-Policy (no inline script, nothing from another origin: the page works offline
  * against the embedded chain), nosniff and no referrer. The server tells the page two things in
- * <meta> tags: whether it must ask for an API key, and the public cluster (for explorer links),
- * known by the RPC node's genesis hash.
+ * <meta> tags: whether it must ask for an API key, the public cluster (for explorer links),
+ * known by the RPC node's genesis hash, and the limits its forms carry.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -56,8 +56,16 @@ export function clusterOf(genesisHash: string | null): 'mainnet-beta' | 'devnet'
   return (genesisHash !== null && Object.hasOwn(PUBLIC_CLUSTERS, genesisHash) ? PUBLIC_CLUSTERS[genesisHash] : null) ?? null;
 }
 
-function renderPage(template: string, config: Pick<Config, 'apiKeys'>, cluster: string | null): string {
-  return template.replace('{{API_KEY}}', config.apiKeys.length > 0 ? 'required' : 'none').replace('{{CLUSTER}}', cluster ?? '');
+/** The limits the page's forms carry (a field's max), as `name=value` pairs: the page never offers what the server refuses. */
+function formLimits(config: Pick<Config, 'maxWalletsPerRequest' | 'maxMnemonicWalletsPerRequest' | 'maxVanityLength'>): string {
+  return `wallets=${config.maxWalletsPerRequest} mnemonic=${config.maxMnemonicWalletsPerRequest} vanity=${config.maxVanityLength}`;
+}
+
+function renderPage(template: string, config: Pick<Config, 'apiKeys' | 'maxWalletsPerRequest' | 'maxMnemonicWalletsPerRequest' | 'maxVanityLength'>, cluster: string | null): string {
+  return template
+    .replace('{{API_KEY}}', config.apiKeys.length > 0 ? 'required' : 'none')
+    .replace('{{CLUSTER}}', cluster ?? '')
+    .replace('{{LIMITS}}', formLimits(config));
 }
 
 /** A file served from memory, with its ETag (the web app's and the guide's). */
