@@ -20,6 +20,7 @@ import { BlockStore, type BlockInfo } from './blocks.ts';
 import { TransactionRecords, type LoadedAddresses, type TxRecord } from './records.ts';
 import { isDurableNonceValid, largestAccounts, resolveLoadedAddresses, stakeMinimumDelegation } from './svmReads.ts';
 import { Signal, type Logger } from './signal.ts';
+import { rebaseDurableNonces } from './nonces.ts';
 import { IDENTITY_LAMPORTS, VOTE_FEE, VOTE_PROGRAM, Voter, voteRecord } from './votes.ts';
 
 export type { Logger } from './signal.ts';
@@ -452,6 +453,7 @@ export class Chain {
     // LiteSVM takes the whole fee out of existence (no leader is paid).
     this.supply -= record.fee;
     this.blocks.get(record.slot)?.signatures.push(record.signature);
+    if (record.wire) rebaseDurableNonces(this.svm, touched, record.wire.message.lifetimeToken, this.latest);
     this.tokenIndex.update(touched);
     this.transactionLanded.emit(record);
     this.accountsChanged.emit(touched);
