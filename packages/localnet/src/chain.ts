@@ -49,6 +49,7 @@ const GENESIS_OWNERS = [
   'Sysvar1111111111111111111111111111111111111',
   TOKEN_PROGRAM,
   TOKEN_2022_PROGRAM,
+  VOTE_PROGRAM,
 ];
 
 export interface SignatureConfirmation {
@@ -185,6 +186,7 @@ export class Chain {
     if (this.timing === 'validator') {
       this.voter = voter;
       this.svm.setAccount({ address: this.identity, lamports: IDENTITY_LAMPORTS as Lamports, data: new Uint8Array(), programAddress: address(SYSTEM_PROGRAM), executable: false, space: 0n });
+      voter.initializeVoteAccount(this.svm, this.latest);
     }
     this.clusterGenesisHash = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     for (const owner of GENESIS_OWNERS) {

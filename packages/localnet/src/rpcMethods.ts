@@ -18,6 +18,7 @@ import { blockMethods } from './rpcBlockMethods.ts';
 import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
 import { accountMethods } from './rpcAccountMethods.ts';
 import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcHandler, type RpcMethodTable } from './rpcContext.ts';
+import { stakeMethods } from './rpcStakeMethods.ts';
 import { testMethods } from './rpcTestMethods.ts';
 import type { FaultController } from './faults.ts';
 import type { Faucet } from './faucet.ts';
@@ -243,6 +244,7 @@ export function createRpcMethods(
     ...accountMethods(chain),
     ...transactionMethods(chain, options.faucet, options.faults?.holdSend),
     ...blockMethods(chain),
+    ...stakeMethods(chain),
     // Absent (→ "Method not found") unless the chain was started in test mode.
     ...(options.testMode ? testMethods(chain, options.faults) : {}),
   };

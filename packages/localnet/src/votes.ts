@@ -5,12 +5,12 @@
  * cluster (web3.js's own live tests do) find them there.
  *
  * The vote is a real, signed TowerSync instruction of the vote program, in its compact wire form.
- * It is recorded, not executed: the chain's vote account is not a LiteSVM account (getVoteAccounts
- * describes it), so the vote program would have nothing to update. Its fee is charged to the
- * identity, which exists and is funded as on a test validator.
+ * It is recorded, not executed (its fee is charged to the identity): the vote account is a real,
+ * initialized vote account, but its tower and credits do not move.
  */
 import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { getAddressDecoder, getAddressEncoder, getCompiledTransactionMessageEncoder, type Address, type Blockhash } from '@solana/kit';
+import { FailedTransactionMetadata, type LiteSVM } from 'litesvm';
 import type { TxRecord } from './records.ts';
 import { parseWireTransaction, type WireTransaction } from './wire.ts';
 
@@ -21,6 +21,10 @@ export const IDENTITY_LAMPORTS = 500_000_000_000n;
 export const VOTE_FEE = 5000n;
 /** The vote program's compute units for a vote, as agave's builtin cost table has it. */
 const VOTE_COMPUTE_UNITS = 2100n;
+/** VoteStateVersions' account size (agave's `VoteState::size_of()`). */
+const VOTE_STATE_SIZE = 3762;
+const SYSVAR_RENT = 'SysvarRent111111111111111111111111111111111' as Address;
+const SYSVAR_CLOCK = 'SysvarC1ock11111111111111111111111111111111' as Address;
 /** A tower holds at most 31 lockouts; the slot pushed out of it becomes the root. */
 const MAX_LOCKOUT_HISTORY = 31;
 /** VoteInstruction::TowerSync's bincode enum index. */
@@ -94,15 +98,14 @@ export class Voter {
     return new Uint8Array(data);
   }
 
-  /** The signed vote transaction on `voted`, for the block that follows it. */
-  vote(voted: VotedBlock): WireTransaction {
+  /** A legacy transaction of one instruction, paid and signed by the identity alone. */
+  private signed(staticAccounts: Address[], readonlyNonSigners: number, lifetimeToken: string, instruction: { programAddressIndex: number; accountIndices: number[]; data: Uint8Array }): WireTransaction {
     const message = new Uint8Array(getCompiledTransactionMessageEncoder().encode({
       version: 'legacy',
-      header: { numSignerAccounts: 1, numReadonlySignerAccounts: 0, numReadonlyNonSignerAccounts: 1 },
-      staticAccounts: [this.identity, this.votePubkey, VOTE_PROGRAM],
-      lifetimeToken: voted.blockhash as Blockhash,
-      // TowerSync's accounts: the vote account (writable), then the vote authority (signer).
-      instructions: [{ programAddressIndex: 2, accountIndices: [1, 0], data: this.towerSync(voted) }],
+      header: { numSignerAccounts: 1, numReadonlySignerAccounts: 0, numReadonlyNonSignerAccounts: readonlyNonSigners },
+      staticAccounts,
+      lifetimeToken: lifetimeToken as Blockhash,
+      instructions: [instruction],
     }));
     const signature = sign(null, message, this.key);
     const bytes = new Uint8Array(1 + 64 + message.length);
@@ -110,6 +113,28 @@ export class Voter {
     bytes.set(signature, 1);
     bytes.set(message, 65);
     return parseWireTransaction(bytes);
+  }
+
+  /**
+   * Creates the vote account as a test validator's genesis has it: a real vote-program account
+   * (stake can be delegated to it), initialized by the vote program itself with the identity as
+   * node, voter and withdrawer, commission 0. The identity must exist and pay the fee.
+   */
+  initializeVoteAccount(svm: LiteSVM, blockhash: string): void {
+    const lamports = svm.minimumBalanceForRentExemption(BigInt(VOTE_STATE_SIZE));
+    svm.setAccount({ address: this.votePubkey, lamports: lamports as never, data: new Uint8Array(VOTE_STATE_SIZE), programAddress: VOTE_PROGRAM, executable: false, space: BigInt(VOTE_STATE_SIZE) });
+    const identity = getAddressEncoder().encode(this.identity);
+    // VoteInstruction::InitializeAccount(VoteInit { node_pubkey, authorized_voter, authorized_withdrawer, commission }).
+    const data = new Uint8Array([0, 0, 0, 0, ...identity, ...identity, ...identity, 0]);
+    const wire = this.signed([this.identity, this.votePubkey, SYSVAR_RENT, SYSVAR_CLOCK, VOTE_PROGRAM], 3, blockhash, { programAddressIndex: 4, accountIndices: [1, 2, 3, 0], data });
+    const result = svm.sendTransaction(wire.transaction);
+    if (result instanceof FailedTransactionMetadata) throw new Error(`cannot initialize the vote account: ${result.toString()}`);
+  }
+
+  /** The signed vote transaction on `voted`, for the block that follows it. */
+  vote(voted: VotedBlock): WireTransaction {
+    // TowerSync's accounts: the vote account (writable), then the vote authority (signer).
+    return this.signed([this.identity, this.votePubkey, VOTE_PROGRAM], 1, voted.blockhash, { programAddressIndex: 2, accountIndices: [1, 0], data: this.towerSync(voted) });
   }
 }
 

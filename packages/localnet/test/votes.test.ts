@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getBase58Encoder, getCompiledTransactionMessageDecoder, getPublicKeyFromAddress, getTransactionDecoder, signatureBytes, verifySignature, type Address } from '@solana/kit';
-import { rpcResult } from '@cinder/testkit';
+import { generateKeyPairSigner, getBase58Encoder, getCompiledTransactionMessageDecoder, getPublicKeyFromAddress, getTransactionDecoder, signatureBytes, verifySignature, type Address } from '@solana/kit';
+import { rpcCall, rpcResult } from '@cinder/testkit';
 import { startLocalnet, type Localnet } from '../src/index.ts';
 
 const VOTE_PROGRAM = 'Vote111111111111111111111111111111111111111';
@@ -105,5 +105,51 @@ describe('validator votes', () => {
     } finally {
       await instant.close();
     }
+  });
+});
+
+describe('the vote account and stake activation', () => {
+  test('the vote account is a real vote-program account of the identity (stake can be delegated to it)', async () => {
+    const { identity } = await rpcResult<{ identity: string }>(url, 'getIdentity');
+    const { current } = await rpcResult<{ current: { votePubkey: string }[] }>(url, 'getVoteAccounts');
+    const info = await rpcResult<{ value: { owner: string; lamports: number; data: [string, string] } }>(url, 'getAccountInfo', [current[0]!.votePubkey, { encoding: 'base64' }]);
+    assert.equal(info.value.owner, VOTE_PROGRAM);
+    const data = Buffer.from(info.value.data[0], 'base64');
+    assert.equal(data.length, 3762);
+    assert.equal(info.value.lamports, await rpcResult<number>(url, 'getMinimumBalanceForRentExemption', [3762]));
+    // Initialized by the vote program: a VoteStateVersions tag, then the node pubkey.
+    assert.notEqual(data.readUInt32LE(0), 0);
+    assert.deepEqual(new Uint8Array(data.subarray(4, 36)), new Uint8Array(getBase58Encoder().encode(identity)));
+  });
+
+  test('getStakeActivation (web3.js v1): activating in its activation epoch, active after; inactive when only initialized; errors as agave 1.18', async () => {
+    await warp(40);
+    const { epoch } = await rpcResult<{ epoch: number }>(url, 'getEpochInfo');
+    assert.ok(epoch > 0);
+    const reserve = 2_282_880n;
+    const stakeAccount = (tag: number, activationEpoch: bigint, deactivationEpoch: bigint) => {
+      const data = Buffer.alloc(200);
+      data.writeUInt32LE(tag, 0);
+      data.writeBigUInt64LE(reserve, 4);
+      data.writeBigUInt64LE(1_000_000_000n, 156);
+      data.writeBigUInt64LE(activationEpoch, 164);
+      data.writeBigUInt64LE(deactivationEpoch, 172);
+      return data.toString('base64');
+    };
+    const activation = async (data: string) => {
+      const target = (await generateKeyPairSigner()).address;
+      await rpcResult(url, 'localnet_setAccount', [target, { lamports: 3_000_000_000, data, owner: 'Stake11111111111111111111111111111111111111' }]);
+      return rpcResult<{ state: string; active: number; inactive: number }>(url, 'getStakeActivation', [target]);
+    };
+    const never = 0xffff_ffff_ffff_ffffn;
+    assert.deepEqual(await activation(stakeAccount(2, BigInt(epoch), never)), { state: 'activating', active: 0, inactive: 3_000_000_000 - 2_282_880 });
+    assert.deepEqual(await activation(stakeAccount(2, BigInt(epoch - 1), never)), { state: 'active', active: 1_000_000_000, inactive: 2_000_000_000 - 2_282_880 });
+    assert.deepEqual(await activation(stakeAccount(2, BigInt(epoch), BigInt(epoch))), { state: 'inactive', active: 0, inactive: 3_000_000_000 - 2_282_880 });
+    assert.deepEqual(await activation(stakeAccount(1, 0n, 0n)), { state: 'inactive', active: 0, inactive: 3_000_000_000 - 2_282_880 });
+    const missing = (await generateKeyPairSigner()).address;
+    assert.equal((await rpcCall(url, 'getStakeActivation', [missing])).error?.message, 'Invalid param: account not found');
+    const { identity } = await rpcResult<{ identity: string }>(url, 'getIdentity');
+    assert.equal((await rpcCall(url, 'getStakeActivation', [identity])).error?.message, 'Invalid param: not a stake account');
+    assert.equal((await rpcCall(url, 'getStakeActivation', [missing, { epoch: epoch + 4000 }])).error?.message, `Invalid param: epoch ${epoch + 4000}. Only the current epoch (${epoch}) is supported`);
   });
 });
