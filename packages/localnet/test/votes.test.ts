@@ -123,7 +123,8 @@ describe('the vote account and stake activation', () => {
   });
 
   test('getStakeActivation (web3.js v1): activating in its activation epoch, active after; inactive when only initialized; errors as agave 1.18', async () => {
-    await warp(40);
+    await warp(80);
+    // getStakeActivation reads at its default commitment, finalized, as getEpochInfo does.
     const { epoch } = await rpcResult<{ epoch: number }>(url, 'getEpochInfo');
     assert.ok(epoch > 0);
     const reserve = 2_282_880n;
