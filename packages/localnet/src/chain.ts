@@ -16,11 +16,15 @@ import { epochPosition, type EpochScheduleParams } from './epochs.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './jsonParsed.ts';
 import { TokenAccountIndex } from './tokenIndex.ts';
 import { SlotSysvars } from './slotSysvars.ts';
+import { BlockStore, type BlockInfo } from './blocks.ts';
 import { TransactionRecords, type LoadedAddresses, type TxRecord } from './records.ts';
 import { isDurableNonceValid, largestAccounts, resolveLoadedAddresses, stakeMinimumDelegation } from './svmReads.ts';
 import { Signal, type Logger } from './signal.ts';
+import { rebaseDurableNonces } from './nonces.ts';
+import { IDENTITY_LAMPORTS, VOTE_FEE, VOTE_PROGRAM, Voter, voteRecord } from './votes.ts';
 
 export type { Logger } from './signal.ts';
+export type { BlockInfo } from './blocks.ts';
 
 export type { InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson, TxRecord } from './records.ts';
 
@@ -45,6 +49,7 @@ const GENESIS_OWNERS = [
   'Sysvar1111111111111111111111111111111111111',
   TOKEN_PROGRAM,
   TOKEN_2022_PROGRAM,
+  VOTE_PROGRAM,
 ];
 
 export interface SignatureConfirmation {
@@ -54,7 +59,7 @@ export interface SignatureConfirmation {
 
 /**
  * When a sent transaction executes. `validator`: as on a test validator, in the next slot (about
- * 0.4 s after the send), confirmed two slots after that; `instant`: inside the call that sends it,
+ * 0.4 s after the send), confirmed one slot after that; `instant`: inside the call that sends it,
  * in the current slot, and confirmed at once (fast tests of code that only needs a chain).
  */
 export type Timing = 'validator' | 'instant';
@@ -65,25 +70,15 @@ export interface ChainOptions {
   token2022NativeMint?: boolean;
 }
 
-/** Slots between a transaction's slot and its optimistic confirmation with validator timing. */
-export const CONFIRMATION_DEPTH = 2;
+/**
+ * Slots between a transaction's slot and its optimistic confirmation with validator timing. A
+ * single-node test validator votes on slot s as soon as s is frozen, and its own vote is the
+ * supermajority, so s is confirmed while s + 1 is being produced.
+ */
+export const CONFIRMATION_DEPTH = 1;
 
 const addressDecoder = getAddressDecoder();
 
-/** One slot's block: what getBlock, getBlockTime and getBlocks report. */
-export interface BlockInfo {
-  readonly slot: number;
-  readonly parentSlot: number;
-  readonly blockhash: string;
-  readonly previousBlockhash: string;
-  /** Unix seconds. */
-  readonly blockTime: number;
-  /** Transactions that landed in this slot, in order. */
-  readonly signatures: string[];
-}
-
-/** How many recent slots keep their block (getBlock, getBlockTime) — about 2 h 13 min of 400 ms slots. */
-const MAX_BLOCKS = 20_000;
 /** Simulated time per slot for warps and for chains without a slot timer. */
 export const DEFAULT_SLOT_MS = 400;
 
@@ -121,8 +116,7 @@ export class Chain {
   /** blockhash → block height that produced it; insertion order = age. */
   private readonly blockhashes = new Map<string, number>();
   private latest: string;
-  /** Recent blocks by slot; insertion order = slot order. Slots a long warp jumped over have none. */
-  private readonly blocks = new Map<number, BlockInfo>();
+  private readonly blocks = new BlockStore();
   private timer: NodeJS.Timeout | undefined;
   private slotMs = DEFAULT_SLOT_MS;
   /** The slot clock: slot = originSlot + floor((now − originMs) / slotMs) while the timer runs. */
@@ -142,6 +136,8 @@ export class Chain {
    */
   private readonly knownAddresses = new Set<Address>();
   readonly tokenIndex: TokenAccountIndex;
+  /** Casts a vote into every block (validator timing, as a test validator's blocks hold its votes). */
+  private readonly voter: Voter | undefined;
 
   constructor(logger: Logger, options: ChainOptions = {}) {
     this.logger = logger;
@@ -178,14 +174,20 @@ export class Chain {
     this.latest = this.genesisHash;
     this.blockhashes.set(this.genesisHash, 0);
     const genesisTime = this.nowSeconds();
-    this.blocks.set(0, { slot: 0, parentSlot: 0, blockhash: this.genesisHash, previousBlockhash: '11111111111111111111111111111111', blockTime: genesisTime, signatures: [] });
+    this.blocks.add({ slot: 0, parentSlot: 0, blockhash: this.genesisHash, previousBlockhash: '11111111111111111111111111111111', blockTime: genesisTime, signatures: [] });
     const clock = this.svm.getClock();
     clock.epochStartTimestamp = BigInt(genesisTime);
     this.svm.setClock(clock);
     this.syncClock(genesisTime);
     this.slotSysvars.produced([{ slot: 0, blockhash: this.genesisHash }], { slot: 0, blockhash: this.genesisHash });
-    this.identity = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     this.votePubkey = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
+    const voter = new Voter(this.votePubkey);
+    this.identity = voter.identity;
+    if (this.timing === 'validator') {
+      this.voter = voter;
+      this.svm.setAccount({ address: this.identity, lamports: IDENTITY_LAMPORTS as Lamports, data: new Uint8Array(), programAddress: address(SYSTEM_PROGRAM), executable: false, space: 0n });
+      voter.initializeVoteAccount(this.svm, this.latest);
+    }
     this.clusterGenesisHash = addressDecoder.decode(crypto.getRandomValues(new Uint8Array(32)));
     for (const owner of GENESIS_OWNERS) {
       for (const account of this.svm.getProgramAccounts(address(owner))) {
@@ -315,12 +317,7 @@ export class Chain {
 
   /** The block of `slot`, or of the newest slot before it that has one. */
   blockAtOrBefore(slot: number): BlockInfo | undefined {
-    for (let s = slot; s >= 0; s--) {
-      const block = this.blocks.get(s);
-      if (block) return block;
-      if (s < this.firstAvailableBlock) return undefined;
-    }
-    return undefined;
+    return this.blocks.atOrBefore(slot);
   }
 
   getBlock(slot: number): BlockInfo | undefined {
@@ -329,16 +326,12 @@ export class Chain {
 
   /** The oldest slot whose block is still kept. */
   get firstAvailableBlock(): number {
-    const first = this.blocks.keys().next();
-    return first.done ? this.currentSlot : first.value;
+    return this.blocks.first(this.currentSlot);
   }
 
   /** Slots from `start` to `end` (inclusive) that have a block, ascending. */
   blockSlots(start: number, end: number, limit: number): number[] {
-    const slots: number[] = [];
-    const from = Math.max(start, this.firstAvailableBlock);
-    for (let s = from; s <= end && slots.length < limit; s++) if (this.blocks.has(s)) slots.push(s);
-    return slots;
+    return this.blocks.slots(start, end, limit);
   }
 
   /** Valid while the current block height is at most (height that produced it) + 150. */
@@ -395,7 +388,8 @@ export class Chain {
         blockTime,
         signatures: [],
       };
-      this.blocks.set(slot, block);
+      this.blocks.add(block);
+      if (parent && this.voter) this.castVote(this.voter, parent, block);
       produced.push(block);
       parent = block;
     }
@@ -403,11 +397,6 @@ export class Chain {
     for (const [hash, height] of this.blockhashes) {
       if (height + MAX_PROCESSING_AGE >= target) break;
       this.blockhashes.delete(hash);
-    }
-    while (this.blocks.size > MAX_BLOCKS) {
-      const oldest = this.blocks.keys().next();
-      if (oldest.done) break;
-      this.blocks.delete(oldest.value);
     }
     this.syncClock(parent?.blockTime ?? now);
     this.slotSysvars.produced(produced, { slot: target, blockhash: this.latest });
@@ -418,6 +407,19 @@ export class Chain {
     for (const execute of pending) execute();
     const roots = this.blockSlots(previousRoot + 1, this.finalizedSlot, Number.MAX_SAFE_INTEGER);
     if (roots.length > 0) this.rooted.emit(roots);
+  }
+
+  /** Lands the vote on `voted` in `block`, the next one (a frozen bank's vote lands in its child). */
+  private castVote(voter: Voter, voted: BlockInfo, block: BlockInfo): void {
+    const wire = voter.vote(voted);
+    const payer = this.svm.getAccount(voter.identity);
+    if (!payer.exists || payer.lamports < VOTE_FEE) return;
+    this.svm.setAccount({ ...payer, lamports: (payer.lamports - VOTE_FEE) as Lamports });
+    this.supply -= VOTE_FEE;
+    const balances = { identity: payer.lamports - VOTE_FEE, voteAccount: this.balanceOf(voter.votePubkey), voteProgram: this.balanceOf(VOTE_PROGRAM) };
+    this.records.add(voteRecord(wire, block.slot, block.blockTime, balances), [voter.identity, voter.votePubkey]);
+    this.transactionCount++;
+    block.signatures.push(wire.signature);
   }
 
   /**
@@ -453,6 +455,7 @@ export class Chain {
     // LiteSVM takes the whole fee out of existence (no leader is paid).
     this.supply -= record.fee;
     this.blocks.get(record.slot)?.signatures.push(record.signature);
+    if (record.wire) rebaseDurableNonces(this.svm, touched, record.wire.message.lifetimeToken, this.latest);
     this.tokenIndex.update(touched);
     this.transactionLanded.emit(record);
     this.accountsChanged.emit(touched);

@@ -28,7 +28,7 @@ export interface LocalnetOptions extends PreloadOptions {
   /** Enables test-only RPC methods (localnet_*) and faults; implies `timing: 'instant'` unless given. */
   testMode?: boolean;
   /**
-   * 'validator' (default): a sent transaction executes in the next slot and is confirmed two slots
+   * 'validator' (default): a sent transaction executes in the next slot and is confirmed one slot
    * later, as on solana-test-validator. 'instant': it executes inside the send and is confirmed at
    * once (the default in test mode).
    */

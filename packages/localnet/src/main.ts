@@ -21,7 +21,7 @@ Options:
   --upgradeable-program <ADDRESS_OR_KEYPAIR> <FILE.so> <AUTHORITY|none>
                                    Deploy an sBPF program with that upgrade authority
   --timing <validator|instant>     validator (default): a transaction executes in the next slot
-                                   and is confirmed two slots later; instant: at once
+                                   and is confirmed one slot later; instant: at once
   --slot-ms <MS>                   Slot length in milliseconds (default 400)
   --token-2022-native-mint         Create Token-2022's native mint at start
   -r, --reset, -q, --quiet         Accepted for solana-test-validator scripts (no effect: the

@@ -58,6 +58,11 @@ export interface TxRecord {
   /** Micro-lamports per CU, for getRecentPrioritizationFees. */
   readonly computeUnitPrice: bigint;
   readonly writableAccounts: readonly string[];
+  /**
+   * A validator vote: counted in blocks and the transaction count like any transaction, left out
+   * where agave leaves votes out (prioritization fees, non-vote counts, logs `all`).
+   */
+  readonly vote?: boolean;
 }
 
 export class TransactionRecords {
@@ -103,7 +108,7 @@ export class TransactionRecords {
     const first = Math.max(0, currentSlot - FEE_SLOTS + 1);
     const fees = new Map<number, bigint>();
     for (const record of this.recentLanded) {
-      if (record.slot < first || record.wire === null) continue;
+      if (record.slot < first || record.wire === null || record.vote) continue;
       if (accounts.length > 0 && !accounts.some((a) => record.writableAccounts.includes(a))) continue;
       const known = fees.get(record.slot);
       fees.set(record.slot, known === undefined || record.computeUnitPrice < known ? record.computeUnitPrice : known);

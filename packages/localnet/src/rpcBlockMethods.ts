@@ -150,15 +150,17 @@ function performanceSamples(chain: Chain, limit: number) {
     if (!endBlock) break;
     let start = endBlock.slot;
     let transactions = 0;
+    let votes = 0;
     for (let s = endBlock.slot; s >= first; s--) {
       const block = chain.getBlock(s);
       if (block && endBlock.blockTime - block.blockTime >= SAMPLE_PERIOD_SECS) break;
       start = s - 1;
       transactions += block?.signatures.length ?? 0;
+      for (const signature of block?.signatures ?? []) if (chain.records.get(signature)?.vote) votes++;
     }
     const numSlots = endBlock.slot - start;
     if (numSlots <= 0) break;
-    samples.push({ slot: endBlock.slot, numSlots, numTransactions: transactions, numNonVoteTransactions: transactions, samplePeriodSecs: SAMPLE_PERIOD_SECS });
+    samples.push({ slot: endBlock.slot, numSlots, numTransactions: transactions, numNonVoteTransactions: transactions - votes, samplePeriodSecs: SAMPLE_PERIOD_SECS });
     end = start;
   }
   return samples;

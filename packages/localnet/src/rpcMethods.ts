@@ -1,5 +1,6 @@
 /** The method table served over HTTP: cluster/clock methods here, the rest by topic. */
 import type { Chain } from './chain.ts';
+import { LAMPORTS_PER_SIGNATURE } from './fees.ts';
 import { DEFAULT_INFLATION, inflationRate } from './inflation.ts';
 import {
   addressParam,
@@ -17,6 +18,7 @@ import { blockMethods } from './rpcBlockMethods.ts';
 import { invalidParams, RpcError, RpcErrorCode } from './rpcErrors.ts';
 import { accountMethods } from './rpcAccountMethods.ts';
 import { FEATURE_SET, SOLANA_CORE_VERSION, withContext, type RpcHandler, type RpcMethodTable } from './rpcContext.ts';
+import { stakeMethods } from './rpcStakeMethods.ts';
 import { testMethods } from './rpcTestMethods.ts';
 import type { FaultController } from './faults.ts';
 import type { Faucet } from './faucet.ts';
@@ -77,6 +79,15 @@ function clusterMethods(chain: Chain, endpoints: () => Endpoints | null): RpcMet
       const blockhash = hashParam(requireParam(params, 0, 'blockhash'));
       read(params, 1);
       return withContext(chain, chain.isBlockhashValid(blockhash));
+    },
+    // Removed from agave in 2.0 (getFeeForMessage replaces it), yet web3.js v1 still calls it:
+    // answered as agave 1.18 answered it, the fee per signature while the blockhash is recent,
+    // else null. Its second param was a bare commitment config then (no minContextSlot).
+    getFeeCalculatorForBlockhash(params) {
+      const blockhash = hashParam(requireParam(params, 0, 'blockhash'));
+      refuseExtraParams(params, 1, 2);
+      commitmentOption(configParam(params, 1));
+      return withContext(chain, chain.isBlockhashValid(blockhash) ? { feeCalculator: { lamportsPerSignature: LAMPORTS_PER_SIGNATURE } } : null);
     },
     getEpochSchedule() {
       const schedule = chain.svm.getEpochSchedule();
@@ -233,6 +244,7 @@ export function createRpcMethods(
     ...accountMethods(chain),
     ...transactionMethods(chain, options.faucet, options.faults?.holdSend),
     ...blockMethods(chain),
+    ...stakeMethods(chain),
     // Absent (→ "Method not found") unless the chain was started in test mode.
     ...(options.testMode ? testMethods(chain, options.faults) : {}),
   };

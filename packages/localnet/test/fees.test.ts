@@ -24,7 +24,7 @@ import {
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { createFundedSigner, getLamports, startTestChain, type TestChain } from '@cinder/testkit';
+import { createFundedSigner, getLamports, rpcCall, rpcResult, startTestChain, type TestChain } from '@cinder/testkit';
 
 let chain: TestChain;
 let payer: KeyPairSigner;
@@ -112,4 +112,13 @@ test('a transaction failing on-chain still pays its fee and changes nothing else
 test('a transaction invoking a missing program lands fee-only, as on a real cluster', async () => {
   const r = await landAndMeasure([{ programAddress: address('Missing111111111111111111111111111111111111') }]);
   assert.deepEqual(r, { fee: 5000n, quoted: 5000n, debited: 5000n, err: 'InvalidProgramForExecution' });
+});
+
+test('getFeeCalculatorForBlockhash (web3.js v1): 5000 lamports a signature for a recent blockhash, null for an unknown one', async () => {
+  const { value: latest } = await chain.rpc.getLatestBlockhash().send();
+  const ask = (blockhash: string) => rpcResult<{ context: { slot: number }; value: { feeCalculator: { lamportsPerSignature: number } } | null }>(chain.localnet.rpcUrl, 'getFeeCalculatorForBlockhash', [blockhash, { commitment: 'confirmed' }]);
+  assert.deepEqual((await ask(latest.blockhash)).value, { feeCalculator: { lamportsPerSignature: 5000 } });
+  const unknown = (await generateKeyPairSigner()).address;
+  assert.equal((await ask(unknown)).value, null);
+  assert.equal((await rpcCall(chain.localnet.rpcUrl, 'getFeeCalculatorForBlockhash', ['not-a-hash'])).error?.code, -32602);
 });

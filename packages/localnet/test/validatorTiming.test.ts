@@ -1,6 +1,6 @@
 /**
  * Validator timing (the default outside test mode): a sent transaction executes in the next slot and
- * is confirmed two slots after, so that what a client does between a send and its confirmation
+ * is confirmed one slot after, so that what a client does between a send and its confirmation
  * (fetch a blockhash, advance a nonce, open a subscription) sees what it sees on a test validator.
  * Plus the cluster facts of a fresh test validator. Slots move here only with warps (no clock), so
  * every assertion is about slots, never about time.
@@ -47,10 +47,10 @@ const slotAt = (commitment: string) => rpcResult<number>(url, 'getSlot', [{ comm
 const statusOf = async (signature: string) =>
   (await rpcResult<{ value: (Status | null)[] }>(url, 'getSignatureStatuses', [[signature]])).value[0] ?? null;
 
-/** Sends, then warps the three slots a transaction needs to execute and be confirmed. */
+/** Sends, then warps the two slots a transaction needs to execute and be confirmed. */
 async function sendAndConfirm(encoded: string, skipPreflight = false): Promise<Status> {
   const signature = await rpcResult<string>(url, 'sendTransaction', [encoded, { encoding: 'base64', skipPreflight }]);
-  await warp(3);
+  await warp(2);
   const status = await statusOf(signature);
   assert.equal(status?.confirmationStatus, 'confirmed');
   return status!;
@@ -80,7 +80,7 @@ before(async () => {
 after(() => localnet.close());
 
 describe('validator timing', () => {
-  test('a sent transaction executes in the next slot and is confirmed two slots after; then the blockhash is a new one', async () => {
+  test('a sent transaction executes in the next slot and is confirmed one slot after; then the blockhash is a new one', async () => {
     const sentIn = await slotAt('processed');
     const recipient = (await generateKeyPairSigner()).address;
     const tx = await signed([getTransferSolInstruction({ source: payer, destination: recipient, amount: 1_000_000_000n })]);
@@ -97,16 +97,16 @@ describe('validator timing', () => {
     assert.equal((await rpcCall(url, 'getBlock', [sentIn + 1, { commitment: 'confirmed' }])).error?.code, -32004);
 
     await warp(1);
-    assert.equal((await statusOf(signature))?.confirmationStatus, 'processed');
-    await warp(1);
     const confirmed = await statusOf(signature);
     assert.equal(confirmed?.confirmationStatus, 'confirmed');
-    assert.equal(confirmed?.confirmations, 2);
+    assert.equal(confirmed?.confirmations, 1);
     assert.equal(await slotAt('confirmed'), sentIn + 1);
     const transaction = await rpcResult<{ slot: number }>(url, 'getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }]);
     assert.equal(transaction.slot, sentIn + 1);
     const block = await rpcResult<{ signatures: string[] }>(url, 'getBlock', [sentIn + 1, { commitment: 'confirmed', transactionDetails: 'signatures' }]);
-    assert.deepEqual(block.signatures, [signature]);
+    // The block holds the transaction and the validator's vote on the block before it.
+    assert.equal(block.signatures.length, 2);
+    assert.ok(block.signatures.includes(signature));
     const { value } = await rpcResult<{ value: { blockhash: string } }>(url, 'getLatestBlockhash', [{ commitment: 'confirmed' }]);
     assert.notEqual(value.blockhash, tx.blockhash);
   });
