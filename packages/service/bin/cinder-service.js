@@ -12,6 +12,9 @@
  */
 import { existsSync } from 'node:fs';
 import nodeModule from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUNDLE, bundleStale, freshBundle } from './bundle.js';
 import { freshBuild } from './freshBuild.js';
 
 // Node 22.1+: V8's compiled code kept on disk between starts (NODE_COMPILE_CACHE, or the system's
@@ -24,7 +27,10 @@ if (compiled === null) {
     'cinder-service: warning: some source files are newer than the build and there is no TypeScript compiler here to compile them: running the build as it is (`npm run build` updates it)\n',
   );
 }
-const built = new URL('../dist/server.js', import.meta.url);
+const service = fileURLToPath(new URL('../', import.meta.url));
+if (compiled !== null) await freshBundle(service);
+// The build as one file (bundle.js) when it is as new as what it was made from; else file by file.
+const built = new URL(existsSync(join(service, 'dist', BUNDLE)) && !bundleStale(service) ? `../dist/${BUNDLE}` : '../dist/server.js', import.meta.url);
 if (!existsSync(built)) {
   process.stderr.write(
     'cinder-service: nothing to run: this install has neither the development dependencies (run `npm ci`) nor a build (run `npm ci && npm run build`, then `npm ci --omit=dev` for production)\n',
