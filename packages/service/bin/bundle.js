@@ -20,7 +20,7 @@
  * dist/server.bundle.json); the launcher then runs dist/server.js, unbundled, unless esbuild is
  * here to make it again (it is with the development dependencies).
  */
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep, posix } from 'node:path';
 
@@ -39,7 +39,7 @@ const EXTERNAL = [
   'ioredis',
   'marked',
   'pino-pretty',
-  '@cinder/localnet',
+  // the embedded chain's native LiteSVM (the chain's own code is bundled: a chunk loaded only without SOLANA_RPC_URL)
   'litesvm',
   // Fastify's default schema compilers (Ajv, fast-json-stringify): the app gives it lazy ones
   // (src/http/lazyCompilers.ts), which load these on a route's first request
@@ -65,6 +65,16 @@ export function bundleStale(pkg) {
     const at = mtimeOf(join(pkg, file));
     return at === undefined || at > made;
   });
+}
+
+/**
+ * What the launcher runs: the bundle when it is as new as everything it was made from, else the
+ * build file by file (dist/server.js); undefined when there is no build at all.
+ */
+export function launchTarget(pkg) {
+  if (existsSync(bundlePath(pkg)) && !bundleStale(pkg)) return bundlePath(pkg);
+  const unbundled = join(pkg, 'dist', 'server.js');
+  return existsSync(unbundled) ? unbundled : undefined;
 }
 
 /** Makes the bundle again when it is stale and esbuild is here. Returns whether it did. */
@@ -147,18 +157,35 @@ export async function bundleService(pkg) {
       build.onLoad({ filter: /.*/, namespace: 'required-external' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     },
   };
-  const staging = `${outfile}.${process.pid}.tmp`;
+  // The embedded chain: its build (the service's own build imports it by path, the bundle by name),
+  // in a chunk of its own that only a start without SOLANA_RPC_URL loads, sharing @solana/kit.
+  const localnetBuild = {
+    name: 'localnet-build',
+    setup(build) {
+      build.onResolve({ filter: /^@cinder\/localnet$/ }, () => ({
+        path: join(dirname(createRequire(join(pkg, 'package.json')).resolve('@cinder/localnet/package.json')), 'dist', 'index.js'),
+      }));
+    },
+  };
+  // Made in a directory of its own, then moved beside dist/server.js: the chunks first, the entry
+  // last, so that a start at the same moment finds either the old bundle or the whole new one.
+  const staging = join(outDir, `.bundle.${process.pid}.tmp`);
+  rmSync(staging, { recursive: true, force: true });
   const result = await esbuild.build({
-    entryPoints: [join(pkg, 'dist', 'server.js')],
+    entryPoints: { [BUNDLE.replace(/\.js$/, '')]: join(pkg, 'dist', 'server.js') },
     absWorkingDir: pkg,
     bundle: true,
+    splitting: true,
+    chunkNames: `${BUNDLE.replace(/\.js$/, '')}-[hash]`,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    outfile: staging,
+    outdir: staging,
     write: true,
     metafile: true,
     logLevel: 'error',
+    // The service's sources ask for the chain's build by name when bundled (src/server.ts).
+    define: { 'import.meta.cinderBundled': 'true' },
     // Not minified: stack traces and profiles keep their names; Node parses the whole file lazily anyway.
     banner: {
       js: [
@@ -170,15 +197,20 @@ export async function bundleService(pkg) {
         'const __cinderBundleDir = __cinderDirname(__cinderFileURLToPath(import.meta.url));',
       ].join(' '),
     },
-    plugins: [requireExternals, whereItWas],
+    plugins: [localnetBuild, requireExternals, whereItWas],
   });
   // Every file it was made from, relative to the package: the staleness check stats each.
   const inputs = Object.keys(result.metafile.inputs)
     .filter((input) => !input.includes(':'))
     .map((input) => relative(pkg, join(pkg, input)));
+  const made = readdirSync(staging);
+  for (const file of made.filter((name) => name !== BUNDLE)) renameSync(join(staging, file), join(outDir, file));
   writeFileSync(`${manifestPath(pkg)}.${process.pid}.tmp`, JSON.stringify({ inputs }));
   renameSync(`${manifestPath(pkg)}.${process.pid}.tmp`, manifestPath(pkg));
-  renameSync(staging, outfile);
-  rmSync(`${staging}.map`, { force: true });
+  renameSync(join(staging, BUNDLE), outfile);
+  rmSync(staging, { recursive: true, force: true });
+  // The chunks of earlier bundles (their names are their content's hash).
+  const chunk = new RegExp(`^${BUNDLE.replace(/\.js$/, '').replace('.', '\\.')}-.*\\.js$`);
+  for (const name of readdirSync(outDir)) if (chunk.test(name) && !made.includes(name)) rmSync(join(outDir, name), { force: true });
   return true;
 }

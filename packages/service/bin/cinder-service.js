@@ -10,11 +10,9 @@
  * - a production install (`npm run build`, then `npm ci --omit=dev`): the build as it is.
  * Configuration comes from the environment (see docs/deployment.md).
  */
-import { existsSync } from 'node:fs';
 import nodeModule from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BUNDLE, bundleStale, freshBundle } from './bundle.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freshBundle, launchTarget } from './bundle.js';
 import { freshBuild } from './freshBuild.js';
 
 // Node 22.1+: V8's compiled code kept on disk between starts (NODE_COMPILE_CACHE, or the system's
@@ -28,13 +26,13 @@ if (compiled === null) {
   );
 }
 const service = fileURLToPath(new URL('../', import.meta.url));
+// The service's build as one file, made again from what was just compiled (bundle.js).
 if (compiled !== null) await freshBundle(service);
-// The build as one file (bundle.js) when it is as new as what it was made from; else file by file.
-const built = new URL(existsSync(join(service, 'dist', BUNDLE)) && !bundleStale(service) ? `../dist/${BUNDLE}` : '../dist/server.js', import.meta.url);
-if (!existsSync(built)) {
+const built = launchTarget(service);
+if (built === undefined) {
   process.stderr.write(
     'cinder-service: nothing to run: this install has neither the development dependencies (run `npm ci`) nor a build (run `npm ci && npm run build`, then `npm ci --omit=dev` for production)\n',
   );
   process.exit(1);
 }
-await import(built.href);
+await import(pathToFileURL(built).href);
