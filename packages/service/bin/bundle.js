@@ -20,7 +20,7 @@
  * dist/server.bundle.json); the launcher then runs dist/server.js, unbundled, unless esbuild is
  * here to make it again (it is with the development dependencies).
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep, posix } from 'node:path';
 
@@ -207,6 +207,10 @@ export async function bundleService(pkg) {
   for (const file of made.filter((name) => name !== BUNDLE)) renameSync(join(staging, file), join(outDir, file));
   writeFileSync(`${manifestPath(pkg)}.${process.pid}.tmp`, JSON.stringify({ inputs }));
   renameSync(`${manifestPath(pkg)}.${process.pid}.tmp`, manifestPath(pkg));
+  // Never older than what it was made from, even a file dated in the future (a clock set
+  // differently where it was written): else it would be made again at every start.
+  const newest = Math.max(...inputs.map((file) => mtimeOf(join(pkg, file)) ?? 0));
+  if (newest > Date.now()) utimesSync(join(staging, BUNDLE), new Date(), (Math.ceil(newest) + 1) / 1000);
   renameSync(join(staging, BUNDLE), outfile);
   rmSync(staging, { recursive: true, force: true });
   // The chunks of earlier bundles (their names are their content's hash).
