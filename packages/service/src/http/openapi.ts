@@ -22,6 +22,8 @@ import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES, statusOf, titleOf, type CinderErrorCode } from '../errors.ts';
 import type { CinderApp } from './types.ts';
 import { GUIDE_PATH } from './routes/guide.ts';
+import { notFoundError } from './edge.ts';
+import { sendProblem } from './problem.ts';
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
@@ -260,6 +262,10 @@ export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolea
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
     const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name))) as Record<string, string>;
     const answer = await (await docs()).inject({ method: request.method as 'GET', url: request.url, headers });
+    // Its refusals are said as the service says every refusal: problem+json, the same 404 as any
+    // other unknown path, and any other 4xx with its status kept (the app's error handler).
+    if (answer.statusCode === 404) return sendProblem(reply, notFoundError(app, request));
+    if (answer.statusCode >= 400) throw Object.assign(new Error(STATUS_CODES[answer.statusCode] ?? 'Error'), { statusCode: answer.statusCode });
     for (const [name, value] of Object.entries(answer.headers)) {
       if (!HOP_BY_HOP.has(name) && name !== 'date' && value !== undefined) reply.header(name, value);
     }
