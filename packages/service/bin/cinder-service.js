@@ -8,6 +8,8 @@
  *   than its JavaScript is compiled again first (freshBuild.js), so what runs is always what the
  *   sources say;
  * - a production install (`npm run build`, then `npm ci --omit=dev`): the build as it is.
+ * The build runs as one file where it can (dist/server.bundle.js, bundle.js): made again here
+ * when it is older than what it was made from and esbuild is installed, else dist/server.js runs.
  * Configuration comes from the environment (see docs/deployment.md).
  */
 import nodeModule from 'node:module';
