@@ -8,10 +8,13 @@
  *   than its JavaScript is compiled again first (freshBuild.js), so what runs is always what the
  *   sources say;
  * - a production install (`npm run build`, then `npm ci --omit=dev`): the build as it is.
+ * The build runs as one file where it can (dist/server.bundle.js, bundle.js): made again here
+ * when it is older than what it was made from and esbuild is installed, else dist/server.js runs.
  * Configuration comes from the environment (see docs/deployment.md).
  */
-import { existsSync } from 'node:fs';
 import nodeModule from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freshBundle, launchTarget } from './bundle.js';
 import { freshBuild } from './freshBuild.js';
 
 // Node 22.1+: V8's compiled code kept on disk between starts (NODE_COMPILE_CACHE, or the system's
@@ -24,11 +27,14 @@ if (compiled === null) {
     'cinder-service: warning: some source files are newer than the build and there is no TypeScript compiler here to compile them: running the build as it is (`npm run build` updates it)\n',
   );
 }
-const built = new URL('../dist/server.js', import.meta.url);
-if (!existsSync(built)) {
+const service = fileURLToPath(new URL('../', import.meta.url));
+// The service's build as one file, made again from what was just compiled (bundle.js).
+if (compiled !== null) await freshBundle(service);
+const built = launchTarget(service);
+if (built === undefined) {
   process.stderr.write(
     'cinder-service: nothing to run: this install has neither the development dependencies (run `npm ci`) nor a build (run `npm ci && npm run build`, then `npm ci --omit=dev` for production)\n',
   );
   process.exit(1);
 }
-await import(built.href);
+await import(pathToFileURL(built).href);

@@ -24,6 +24,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { createRequire } from 'node:module';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLE, freshBundle } from './bundle.js';
 
 const SERVICE = fileURLToPath(new URL('../', import.meta.url));
 /** The packages the service runs from their build: itself and the local chain it embeds. */
@@ -192,7 +193,10 @@ export function freshBuild(packages = PACKAGES) {
 // Run as a script (`npm ci`'s prepare, `npm run build`): compile what is stale, say so. Arguments:
 // the package directories to build (default: the service and the local chain).
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const compiled = freshBuild(process.argv.length > 2 ? process.argv.slice(2).map((dir) => join(process.cwd(), dir, '/')) : PACKAGES);
+  const packages = process.argv.length > 2 ? process.argv.slice(2).map((dir) => join(process.cwd(), dir, '/')) : PACKAGES;
+  const compiled = freshBuild(packages);
   if (compiled === null) process.stderr.write('cinder: no TypeScript compiler here; the build (dist/) is left as it is\n');
   else if (compiled.length > 0) process.stderr.write(`cinder: compiled ${compiled.length} source files into dist/\n`);
+  // The service's bundle, made from what was just compiled (bundle.js).
+  if (compiled !== null && packages.includes(SERVICE) && (await freshBundle(SERVICE))) process.stderr.write(`cinder: bundled the service into dist/${BUNDLE}\n`);
 }

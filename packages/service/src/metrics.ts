@@ -30,7 +30,21 @@ export interface Metrics {
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'cinder_' });
+  if (options.defaultMetrics ?? true) {
+    // prom-client's process and Node.js metrics, from the first scrape on rather than from the
+    // start: collecting them starts an event-loop delay monitor (a timer that wakes the process
+    // every 10 ms) and a GC observer, work an instance nobody scrapes has no use for. Their
+    // counters (GC pauses, event-loop delay) count from that first scrape.
+    const scrape = registry.metrics.bind(registry);
+    let collecting = false;
+    registry.metrics = async () => {
+      if (!collecting) {
+        collecting = true;
+        collectDefaultMetrics({ register: registry, prefix: 'cinder_' });
+      }
+      return scrape();
+    };
+  }
   const registers = [registry];
   return {
     registry,

@@ -28,15 +28,23 @@ function canRunDemoToken(): boolean {
   }
 }
 
+declare global {
+  interface ImportMeta {
+    /** True in the service's bundle (packages/service/bin/bundle.js defines it), absent elsewhere. */
+    readonly cinderBundled?: true;
+  }
+}
+
 /**
  * The local chain's package, in the same form as this module: its TypeScript sources beside these
- * sources (a test's TypeScript loader), its build (dist/) beside this build. Named by path because
- * Node picks a package's "production" export only with a --conditions flag, and the alternative, a
- * module-resolution hook, runs every import of the process through a second thread (a third of
- * the service's start-up CPU).
+ * sources (a test's TypeScript loader), its build (dist/) beside this build, and in the bundle a
+ * chunk of it (the bundler resolves the name to the chain's build). Named by path in the build
+ * because Node picks a package's "production" export only with a --conditions flag, and the
+ * alternative, a module-resolution hook, runs every import of the process through a second thread
+ * (a third of the service's start-up CPU).
  */
 async function importLocalnet(): Promise<typeof import('@cinder/localnet')> {
-  if (import.meta.url.endsWith('.ts')) return import('@cinder/localnet');
+  if (import.meta.url.endsWith('.ts') || import.meta.cinderBundled) return import('@cinder/localnet');
   const manifest = createRequire(import.meta.url).resolve('@cinder/localnet/package.json');
   return (await import(new URL('dist/index.js', pathToFileURL(manifest)).href)) as typeof import('@cinder/localnet');
 }

@@ -15,15 +15,16 @@
  *
  * Served at GET /openapi.json; Swagger UI (from the npm package, no CDN) at GET /docs, which
  * loads the document from /openapi.json too, so the page and the docs (docs/api.md) name one address.
+ * Both from an app of their own, made on the first request for either (registerOpenApi).
  */
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES, statusOf, titleOf, type CinderErrorCode } from '../errors.ts';
 import type { CinderApp } from './types.ts';
 import { GUIDE_PATH } from './routes/guide.ts';
-import type { FastifyContextConfig, RouteOptions } from 'fastify';
+import { notFoundError } from './edge.ts';
+import { sendProblem } from './problem.ts';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 
@@ -156,19 +157,20 @@ export function completeDocument(document: OpenApiDocument, options: { apiKeys: 
 /** The address of the document, for the docs, the Swagger UI page and its tests alike. */
 export const OPENAPI_PATH = '/openapi.json';
 
+/** Request headers that belong to one connection, not to the request forwarded to the docs app. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+
 /**
- * Registers @fastify/swagger (must run before the routes are added: it records them as they are
- * registered), GET /openapi.json and Swagger UI at /docs. `apiKeys`: the server has API_KEYS.
+ * The app that serves the document and Swagger UI: @fastify/swagger given the service's shared
+ * schemas and every route the service declared, each added again with its schema and config (and
+ * a handler never called), so the document is what it would be were the plugin registered on the
+ * service itself; Swagger UI at /docs beside it. Made on the first request for either.
  */
-export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolean }): Promise<void> {
-  // What each route declares in its config (its problem codes, whether it is idempotent), recorded
-  // as routes are added: the document is completed from it when it is first asked for.
-  const routeConfigs = new Map<string, FastifyContextConfig>();
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (!route.config) return;
-    for (const method of [route.method].flat()) routeConfigs.set(`${method} ${route.url}`, route.config);
-  });
-  await app.register(swagger, {
+async function createDocsApp(app: CinderApp, routes: readonly RouteOptions[], options: { apiKeys: boolean; routeConfigs: RouteConfigs }): Promise<FastifyInstance> {
+  const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([import('fastify'), import('@fastify/swagger'), import('@fastify/swagger-ui')]);
+  const docs = Fastify();
+  for (const schema of Object.values(app.getSchemas())) docs.addSchema(schema);
+  await docs.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -199,15 +201,19 @@ export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolea
     },
     transformObject: (documentObject) =>
       'openapiObject' in documentObject
-        ? (completeDocument(documentObject.openapiObject as unknown as OpenApiDocument, { ...options, routeConfigs }) as unknown as typeof documentObject.openapiObject)
+        ? (completeDocument(documentObject.openapiObject as unknown as OpenApiDocument, options) as unknown as typeof documentObject.openapiObject)
         : documentObject.swaggerObject,
   });
-
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_request, reply) => {
-    return reply.type('application/json; charset=utf-8').send(app.swagger());
-  });
-
-  await app.register(swaggerUi, {
+  const neverCalled = async () => {
+    throw new Error('the docs app only describes the routes');
+  };
+  for (const route of routes) {
+    // Hidden routes (these docs routes among them) are not in the document, nor HEAD routes
+    // (@fastify/swagger leaves them out; this app makes its own beside each GET route).
+    if ((route.schema as { hide?: boolean } | undefined)?.hide || [route.method].flat().includes('HEAD')) continue;
+    docs.route({ method: route.method, url: route.url, schema: route.schema, config: route.config, handler: neverCalled });
+  }
+  await docs.register(swaggerUi, {
     routePrefix: '/docs',
     // `urls` (one entry) makes the page load and show /openapi.json: the plugin would otherwise
     // point it at its own copy under /docs/json, a second name for the same document.
@@ -218,4 +224,54 @@ export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolea
       "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
       "connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self'",
   });
+  await docs.ready();
+  return docs;
+}
+
+/**
+ * GET /openapi.json (the document, from @fastify/swagger) and Swagger UI at /docs. Neither plugin
+ * is loaded or registered at start (with YAML, static file serving and a scan of Swagger UI's
+ * files, some 12 % of a start's CPU): the routes are recorded as they are added (this must run
+ * before the routes are added), and the first request for the document or the page makes the app
+ * that serves both (createDocsApp); the page's requests are answered by it. `apiKeys`: the server
+ * has API_KEYS.
+ */
+export async function registerOpenApi(app: CinderApp, options: { apiKeys: boolean }): Promise<void> {
+  // What each route declares in its config (its problem codes, whether it is idempotent), recorded
+  // as routes are added: the document is completed from it when it is first asked for.
+  const routeConfigs = new Map<string, FastifyContextConfig>();
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route: RouteOptions) => {
+    routes.push(route);
+    if (!route.config) return;
+    for (const method of [route.method].flat()) routeConfigs.set(`${method} ${route.url}`, route.config);
+  });
+  let docsApp: Promise<FastifyInstance> | undefined;
+  const docs = () => {
+    docsApp ??= createDocsApp(app, routes, { ...options, routeConfigs });
+    // A failed attempt is not kept: the next request tries again.
+    docsApp.catch(() => (docsApp = undefined));
+    return docsApp;
+  };
+  app.addHook('onClose', async () => (await docsApp?.catch(() => undefined))?.close());
+
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_request, reply) => {
+    return reply.type('application/json; charset=utf-8').send((await docs()).swagger());
+  });
+
+  // Swagger UI's page and files, answered by the docs app as it would answer them itself.
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name))) as Record<string, string>;
+    const answer = await (await docs()).inject({ method: request.method as 'GET', url: request.url, headers });
+    // Its refusals are said as the service says every refusal: problem+json, the same 404 as any
+    // other unknown path, and any other 4xx with its status kept (the app's error handler).
+    if (answer.statusCode === 404) return sendProblem(reply, notFoundError(app, request));
+    if (answer.statusCode >= 400) throw Object.assign(new Error(STATUS_CODES[answer.statusCode] ?? 'Error'), { statusCode: answer.statusCode });
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (!HOP_BY_HOP.has(name) && name !== 'date' && value !== undefined) reply.header(name, value);
+    }
+    return reply.code(answer.statusCode).send(answer.rawPayload);
+  };
+  app.get('/docs', { schema: { hide: true } }, forward);
+  app.get('/docs/*', { schema: { hide: true } }, forward);
 }
