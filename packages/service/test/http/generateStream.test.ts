@@ -113,7 +113,12 @@ describe('generate_wallets streamed (application/x-ndjson)', () => {
   });
 
   it('a vanity search streams its matches and its progress, the total last', async () => {
-    const { res, lines } = await stream(base, '?n=3&suffix=Zz&ignoreCase=true');
+    // Its own app, whose search bound no busy machine reaches: this app's 1.5 s bound is for the
+    // timeout test, and three matches of "Zz" take about 2,500 keys, which a loaded machine may not
+    // try in 1.5 s.
+    const roomy = await createTestApp({ vanityMaxMs: 300_000 });
+    const roomyBase = await roomy.app.listen({ host: '127.0.0.1', port: 0 });
+    const { res, lines } = await stream(roomyBase, '?n=3&suffix=Zz&ignoreCase=true').finally(() => roomy.close());
     assert.equal(res.statusCode, 200);
     const parsed = lines.map((l) => JSON.parse(l) as Line);
     const matches = parsed.filter((l) => l.address !== undefined);
