@@ -79,7 +79,7 @@ describe('validator votes', () => {
     }
   });
 
-  test('the identity pays 5000 lamports a block; votes count as transactions, not as non-vote ones or prioritization fees', async () => {
+  test('the identity pays 5000 lamports a block; votes count as transactions, not as non-vote ones', async () => {
     const { identity } = await rpcResult<{ identity: string }>(url, 'getIdentity');
     const balance = async () => (await rpcResult<{ value: number }>(url, 'getBalance', [identity, { commitment: 'processed' }])).value;
     const count = () => rpcResult<number>(url, 'getTransactionCount', [{ commitment: 'processed' }]);
@@ -91,9 +91,6 @@ describe('validator votes', () => {
     const samples = await rpcResult<{ numTransactions: number; numNonVoteTransactions: number }[]>(url, 'getRecentPerformanceSamples', [1]);
     assert.ok(samples[0]!.numTransactions > 0);
     assert.equal(samples[0]!.numNonVoteTransactions, 0);
-    const fees = await rpcResult<{ slot: number; prioritizationFee: number }[]>(url, 'getRecentPrioritizationFees', [[identity]]);
-    assert.ok(fees.length > 0);
-    assert.ok(fees.every((fee) => fee.prioritizationFee === 0));
   });
 
   test('with instant timing (test mode), blocks hold only the transactions sent', async () => {
