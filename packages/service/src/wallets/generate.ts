@@ -16,7 +16,8 @@
  *
  * Vanity searches test each key on its bytes (vanityMatch.ts), never encoding a key that does not match.
  */
-import sodium from 'sodium-native';
+import { createRequire } from 'node:module';
+import type Sodium from 'sodium-native';
 import { BASE58_MAX_32, BASE58_MAX_64, writeBase58Of32, writeBase58Of64 } from '../keys/base58.ts';
 import { accountSeedInto, generateMnemonic, solanaSeedFromMnemonic, type MnemonicWords, type Slip10Node } from './mnemonic.ts';
 import { createVanityMatcher, type VanityMatcher } from './vanityMatch.ts';
@@ -248,6 +249,10 @@ export function readBatch(batch: Uint8Array): BatchView {
   };
 }
 
+let sodiumLoaded: typeof Sodium | undefined;
+/** libsodium (a native addon, tens of milliseconds to load) on the first key made, not at start. */
+const sodium = (): typeof Sodium => (sodiumLoaded ??= createRequire(import.meta.url)('sodium-native') as typeof Sodium);
+
 // Per-thread key material, in libsodium's guarded memory, wiped at the end of each task.
 /** Seeds drawn from the CSPRNG at once. */
 const SEEDS_PER_DRAW = 128;
@@ -259,12 +264,12 @@ let seeds: Buffer | undefined;
 let seedViews: Buffer[] = [];
 
 function keyBuffers(): { sk: Buffer; pk: Buffer; seed32: Buffer; seed64: Buffer; seeds: Buffer; seedViews: Buffer[] } {
-  secretKey ??= sodium.sodium_malloc(sodium.crypto_sign_SECRETKEYBYTES);
-  publicKey ??= Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
-  seed ??= sodium.sodium_malloc(sodium.crypto_sign_SEEDBYTES);
-  bip39Seed ??= sodium.sodium_malloc(64);
+  secretKey ??= sodium().sodium_malloc(sodium().crypto_sign_SECRETKEYBYTES);
+  publicKey ??= Buffer.alloc(sodium().crypto_sign_PUBLICKEYBYTES);
+  seed ??= sodium().sodium_malloc(sodium().crypto_sign_SEEDBYTES);
+  bip39Seed ??= sodium().sodium_malloc(64);
   if (!seeds) {
-    seeds = sodium.sodium_malloc(SEEDS_PER_DRAW * sodium.crypto_sign_SEEDBYTES);
+    seeds = sodium().sodium_malloc(SEEDS_PER_DRAW * sodium().crypto_sign_SEEDBYTES);
     const all = seeds;
     seedViews = Array.from({ length: SEEDS_PER_DRAW }, (_, i) => all.subarray(32 * i, 32 * i + 32));
   }
@@ -273,10 +278,10 @@ function keyBuffers(): { sk: Buffer; pk: Buffer; seed32: Buffer; seed64: Buffer;
 
 function wipeKeys(): void {
   const { sk, seed32, seed64, seeds: all } = keyBuffers();
-  sodium.sodium_memzero(sk);
-  sodium.sodium_memzero(seed32);
-  sodium.sodium_memzero(seed64);
-  sodium.sodium_memzero(all);
+  sodium().sodium_memzero(sk);
+  sodium().sodium_memzero(seed32);
+  sodium().sodium_memzero(seed64);
+  sodium().sodium_memzero(all);
 }
 
 /** `count` fresh wallets in one batch. */
@@ -286,10 +291,10 @@ export function generateKeys(task: KeysTask): Uint8Array {
   try {
     if (task.mnemonic === null) {
       for (let done = 0; done < task.count; done += SEEDS_PER_DRAW) {
-        sodium.randombytes_buf(all);
+        sodium().randombytes_buf(all);
         const round = Math.min(SEEDS_PER_DRAW, task.count - done);
         for (let r = 0; r < round; r++) {
-          sodium.crypto_sign_seed_keypair(pk, sk, views[r]!);
+          sodium().crypto_sign_seed_keypair(pk, sk, views[r]!);
           writer.add(sk, null);
         }
       }
@@ -297,7 +302,7 @@ export function generateKeys(task: KeysTask): Uint8Array {
       for (let i = 0; i < task.count; i++) {
         const phrase = generateMnemonic(task.mnemonic);
         solanaSeedFromMnemonic(phrase, seed32, seed64);
-        sodium.crypto_sign_seed_keypair(pk, sk, seed32);
+        sodium().crypto_sign_seed_keypair(pk, sk, seed32);
         writer.add(sk, phrase);
       }
     }
@@ -314,7 +319,7 @@ export function deriveAccounts(task: HdTask): Uint8Array {
   try {
     for (let i = task.from; i < task.from + task.count; i++) {
       accountSeedInto(task.parent, 'phantom', i, seed32);
-      sodium.crypto_sign_seed_keypair(pk, sk, seed32);
+      sodium().crypto_sign_seed_keypair(pk, sk, seed32);
       writer.add(sk, null, i);
     }
   } finally {
@@ -343,9 +348,9 @@ export function searchVanity(task: VanityTask): Uint8Array {
   let tried = 0;
   try {
     while (Atomics.load(control, CONTROL_STOP) === 0 && Date.now() < sliceEnd) {
-      sodium.randombytes_buf(all);
+      sodium().randombytes_buf(all);
       for (let r = 0; r < SEEDS_PER_DRAW; r++) {
-        sodium.crypto_sign_seed_keypair(pk, sk, views[r]!);
+        sodium().crypto_sign_seed_keypair(pk, sk, views[r]!);
         if (!matches(pk, 0)) continue;
         const slot = Atomics.add(control, CONTROL_FOUND, 1);
         if (slot < task.want) writer.add(sk, null);
