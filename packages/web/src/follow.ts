@@ -5,7 +5,16 @@
  * pause between rounds: each landing is seen within a server round (about 0.2 s).
  */
 import { api, ApiError } from './api.ts';
-import type { TxProgress } from './reclaim.ts';
+
+/** waiting: not yet signed; signed: signed, not yet handed to the relay; sending: with the relay. */
+export type TxState = 'waiting' | 'signed' | 'sending' | 'success' | 'failed' | 'pending';
+export interface TxProgress {
+  state: TxState;
+  signature: string | null;
+  error: string | null;
+  /** Token accounts this transaction closes. */
+  closes: number;
+}
 
 /** The server answers when one settles, or after this: then the page asks again with what is left. */
 const WAIT_MS = 5_000;

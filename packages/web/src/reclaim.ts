@@ -15,7 +15,7 @@
  */
 import { api, ApiError, fromBase64, toBase64, type AccountPreview, type PrepareRequest, type Prepared, type RelayRequest, type Relayed } from './api.ts';
 import { containsBytes, decodeBase58, encodeBase58 } from './base58.ts';
-import { followLandings } from './follow.ts';
+import { followLandings, type TxProgress } from './follow.ts';
 import { retryingLimits, type Countdown } from './retry.ts';
 
 /** A prepared blockhash is a few seconds old already and lives ~60 s: past this, prepare again rather than relay. */
@@ -31,15 +31,8 @@ const RELAY_MAX_BODY = 15_000;
  */
 const OWNER_PAID_RELAYS_AT_ONCE = 4;
 
-/** waiting: not yet signed; signed: signed, not yet handed to the relay; sending: with the relay. */
-export type TxState = 'waiting' | 'signed' | 'sending' | 'success' | 'failed' | 'pending';
-export interface TxProgress {
-  state: TxState;
-  signature: string | null;
-  error: string | null;
-  /** Token accounts this transaction closes. */
-  closes: number;
-}
+// One transaction's progress is defined beside the code that follows its landing.
+export type { TxProgress, TxState } from './follow.ts';
 export interface Progress {
   stage: 'preparing' | 'signing' | 'sending';
   sponsored: boolean;
