@@ -86,9 +86,9 @@ describe('cinder reclaim', () => {
   it('--yes reclaims in the transactions the preview announced, one progress line each, to the lamport', async () => {
     const w = await walletToReclaim(t.chain, { classic: 2 });
     secrets.push(w.key);
-    // Enough empty accounts that they cannot fit one transaction.
+    // Enough empty accounts that they cannot fit one transaction, v1 included (about 60 closes each).
     const mint = await createTestMint(t.chain, w.signer, { decimals: 0 });
-    const many = await emptyAccounts(t.chain, w.signer, w.signer.address, mint, 44);
+    const many = await emptyAccounts(t.chain, w.signer, w.signer.address, mint, 70);
     const closable = [...w.closable, ...many];
     await writeFile(join(dir, 'owner.json'), JSON.stringify([...w.secretKey]), { mode: 0o600 });
     const owner = w.signer.address;
