@@ -103,7 +103,7 @@ export interface CinderErrorContexts {
     | { reason: 'keys'; fields: readonly string[]; problem: string };
   INVALID_N: SchemaFields;
   INVALID_PARAMETER: SchemaFields;
-  INVALID_SIGNATURE: SchemaFields | { reason: 'notSignature' };
+  INVALID_SIGNATURE: SchemaFields | { reason: 'notSignature' } | { reason: 'listedKey' } | { reason: 'listedNotSignatures'; count: number };
   IDEMPOTENCY_KEY_REUSED: NoContext;
   INVALID_IDEMPOTENCY_KEY: NoContext;
   BAD_REQUEST:

@@ -122,7 +122,13 @@ export const REQUEST_ERRORS_400: { readonly [C in Codes]: Entry<C> } = {
   INVALID_SIGNATURE: {
     status: 400,
     title: 'Invalid transaction signature',
-    message: (c) => (c.reason === 'schema' ? schemaFields(c) : 'signature is not a base58 transaction signature (64 bytes)'),
+    message: (c) => {
+      if (c.reason === 'schema') return schemaFields(c);
+      if (c.reason === 'listedKey') return 'A listed value is a private key, not a signature; it was not used, logged or forwarded.';
+      if (c.reason === 'listedNotSignatures')
+        return `${c.count === 1 ? 'A listed value is' : `${c.count} listed values are`} not a base58 transaction signature (64 bytes).`;
+      return 'signature is not a base58 transaction signature (64 bytes)';
+    },
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 400,

@@ -61,13 +61,13 @@ function checkSignatures(signatures: readonly string[]): Signature[] {
   // getSignatureStatuses: refused without being echoed (the contract's rule for keys anywhere).
   const keys = signatures.flatMap((s, i) => (isSecretKeyText(s) ? [i] : []));
   if (keys.length > 0) {
-    throw new CinderError('INVALID_SIGNATURE', 'A listed value is a private key, not a signature; it was not used, logged or forwarded.', {
+    throw new CinderError('INVALID_SIGNATURE', { reason: 'listedKey' }, {
       errors: keys.map((i) => ({ field: `signatures[${i}]`, message: 'is a private key, not a signature' })),
     });
   }
   const bad = signatures.flatMap((s, i) => (isSignature(s) ? [] : [i]));
   if (bad.length > 0) {
-    throw new CinderError('INVALID_SIGNATURE', `${bad.length === 1 ? 'A listed value is' : `${bad.length} listed values are`} not a base58 transaction signature (64 bytes).`, {
+    throw new CinderError('INVALID_SIGNATURE', { reason: 'listedNotSignatures', count: bad.length }, {
       errors: bad.map((i) => ({ field: `signatures[${i}]`, message: 'is not a base58 signature of 64 bytes' })),
     });
   }
