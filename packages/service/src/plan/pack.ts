@@ -145,20 +145,25 @@ export interface PackFormat {
 }
 
 /**
- * What the wire size of a legacy transaction depends on (signatures, header, account keys,
- * blockhash, compiled instructions), kept up to date as instructions join it, so that packing
- * thousands of accounts costs one step per account and not one whole transaction per account.
+ * The addresses, signers and instruction bytes a transaction holds, kept up to date as
+ * instructions join it, so that packing thousands of accounts costs one step per account and not
+ * one whole transaction per account. Each format says what an instruction costs on its wire and
+ * what the whole transaction weighs.
  */
-class SizeTally implements TransactionTally {
-  private readonly keys: Set<string>;
-  private readonly signers: Set<string>;
-  private instructionCount = 0;
-  private instructionBytes = 0;
+export abstract class KeyTally implements TransactionTally {
+  protected readonly keys: Set<string>;
+  protected readonly signers: Set<string>;
+  protected instructionCount = 0;
+  protected instructionBytes = 0;
 
   constructor(feePayer: Address) {
     this.keys = new Set([feePayer]);
     this.signers = new Set([feePayer]);
   }
+
+  /** The bytes of one compiled instruction with this many accounts and data bytes. */
+  protected abstract instructionCost(accounts: number, dataLength: number): number;
+  abstract get size(): number;
 
   add(instruction: Instruction): void {
     this.keys.add(instruction.programAddress);
@@ -167,15 +172,14 @@ class SizeTally implements TransactionTally {
       this.keys.add(meta.address);
       if (isSignerRole(meta.role)) this.signers.add(meta.address);
     }
-    const dataLength = instruction.data?.length ?? 0;
     this.instructionCount++;
-    this.instructionBytes += 1 + shortVecLength(accounts.length) + accounts.length + shortVecLength(dataLength) + dataLength;
+    this.instructionBytes += this.instructionCost(accounts.length, instruction.data?.length ?? 0);
   }
 
   /** One more (non-signer) account in an instruction already counted that had `accountsBefore` accounts. */
   addAccount(address: Address, accountsBefore: number): void {
     this.keys.add(address);
-    this.instructionBytes += 1 + shortVecLength(accountsBefore + 1) - shortVecLength(accountsBefore);
+    this.instructionBytes += this.instructionCost(accountsBefore + 1, 0) - this.instructionCost(accountsBefore, 0);
   }
 
   get addresses(): number {
@@ -184,6 +188,13 @@ class SizeTally implements TransactionTally {
 
   get instructions(): number {
     return this.instructionCount;
+  }
+}
+
+/** A legacy transaction's wire size: signatures, header, account keys, blockhash, compiled instructions. */
+class SizeTally extends KeyTally {
+  protected instructionCost(accounts: number, dataLength: number): number {
+    return 1 + shortVecLength(accounts) + accounts + shortVecLength(dataLength) + dataLength;
   }
 
   get size(): number {

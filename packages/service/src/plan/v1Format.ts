@@ -10,8 +10,8 @@
  * program index, u8 account count, u16 data length), then each instruction's account indexes
  * (one byte each) and data, and last one 64-byte signature per signer, with no count before them.
  */
-import { isSignerRole, type Address, type Instruction } from '@solana/kit';
-import type { PackFormat, TransactionTally } from './pack.ts';
+import type { Address, Instruction } from '@solana/kit';
+import { KeyTally, type PackFormat } from './pack.ts';
 
 export const V1_TRANSACTION_SIZE_LIMIT = 4096;
 export const V1_MAX_ADDRESSES = 64;
@@ -25,39 +25,10 @@ export const CINDER_V1_CONFIG_BYTES = 8 + 4 + 4;
 const INSTRUCTION_HEADER_BYTES = 4;
 const SIGNATURE_BYTES = 64;
 
-class V1Tally implements TransactionTally {
-  private readonly keys: Set<string>;
-  private readonly signers: Set<string>;
-  private instructionCount = 0;
-  private instructionBytes = 0;
-
-  constructor(feePayer: Address) {
-    this.keys = new Set([feePayer]);
-    this.signers = new Set([feePayer]);
-  }
-
-  add(instruction: Instruction): void {
-    this.keys.add(instruction.programAddress);
-    const accounts = instruction.accounts ?? [];
-    for (const meta of accounts) {
-      this.keys.add(meta.address);
-      if (isSignerRole(meta.role)) this.signers.add(meta.address);
-    }
-    this.instructionCount++;
-    this.instructionBytes += INSTRUCTION_HEADER_BYTES + accounts.length + (instruction.data?.length ?? 0);
-  }
-
-  addAccount(address: Address): void {
-    this.keys.add(address);
-    this.instructionBytes += 1;
-  }
-
-  get addresses(): number {
-    return this.keys.size;
-  }
-
-  get instructions(): number {
-    return this.instructionCount;
+/** A v1 transaction's wire size: a fixed 4-byte header per instruction, then one byte per account index. */
+class V1Tally extends KeyTally {
+  protected instructionCost(accounts: number, dataLength: number): number {
+    return INSTRUCTION_HEADER_BYTES + accounts + dataLength;
   }
 
   get size(): number {
