@@ -60,7 +60,10 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
   const [confirming, setConfirming] = useState(false);
   const [progress, setProgress] = useState<Progress | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // Where the error came from: a preview that succeeds clears its own kind only, so the reason a
+  // reclaim failed stays on the page after the preview is read again (as it is after every reclaim).
+  const [failure, setFailure] = useState<{ text: string; from: 'preview' | 'reclaim' } | null>(null);
+  const error = failure?.text ?? null;
   // Bumped after each reclaim: the preview is read again.
   const [reloads, setReloads] = useState(0);
   // Each load bumps this: an answer that arrives after a newer request was made is dropped.
@@ -70,9 +73,9 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
 
   const owner = target?.address ?? null;
   const readOnly = target !== null && target.wallet === null;
-  const fail = (e: unknown) => {
+  const fail = (e: unknown, from: 'preview' | 'reclaim') => {
     if (e instanceof ApiError && e.status === 401) onUnauthorized();
-    setError(inFormWords(e, { owner: 'Wallet address' }));
+    setFailure({ text: inFormWords(e, { owner: 'Wallet address' }), from });
   };
 
   async function load(burn: ReadonlySet<string>) {
@@ -89,10 +92,10 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
       if (id === loads.current) {
         for (const a of answer.accounts) known.current.set(a.mint, a);
         setPreview(answer);
-        setError(null);
+        setFailure((f) => (f?.from === 'preview' ? null : f));
       }
     } catch (e) {
-      if (id === loads.current) fail(e);
+      if (id === loads.current) fail(e, 'preview');
     } finally {
       if (id === loads.current) {
         setLoading(false);
@@ -112,7 +115,7 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     setTarget(null);
     setPreview(null);
     setOutcome(null);
-    setError(null);
+    setFailure(null);
     setSelected(new Set());
   };
 
@@ -140,7 +143,7 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     if (!target?.wallet || !owner || !summary) return;
     const { wallet, account } = target;
     setConfirming(false);
-    setError(null);
+    setFailure(null);
     setOutcome(null);
     try {
       const result = await reclaim(
@@ -151,7 +154,7 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
       setOutcome(result);
       setSelected(new Set());
     } catch (e) {
-      fail(e);
+      fail(e, 'reclaim');
     } finally {
       setProgress(null);
       setReloads((n) => n + 1);

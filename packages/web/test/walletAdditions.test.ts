@@ -160,9 +160,14 @@ async function refusedWith(kind: TestWalletKind, funding: bigint, why: RegExp, s
   const ownerBefore = await getLamports(chain(), signer.address);
   const sponsorBefore = await getLamports(chain(), sponsorAddress());
   const v = await visit(signer, kind, 0n);
+  // After a reclaim, failed or not, the page reads the preview again: the reason must outlive it.
+  const reread = v.page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === '/api/reclaim_rent', WAIT);
   await mainButton(v.page).click();
   const alert = v.page.locator('main .error[role="alert"]');
   await alert.waitFor(WAIT);
+  await reread;
+  await v.page.locator('dl.totals[aria-busy="false"]').waitFor(WAIT);
+  assert.equal(await alert.isVisible(), true, 'the reason stays after the preview is read again');
   const text = await alert.innerText();
   assert.match(text, /Cinder did not send what your wallet signed/);
   assert.match(text, why);
