@@ -12,7 +12,7 @@ import {
   type Lamports,
 } from '@solana/kit';
 import { LiteSVM } from 'litesvm';
-import { epochPosition, type EpochScheduleParams } from './epochs.ts';
+import { applyTestValidatorEpochSchedule, epochPosition, type EpochScheduleParams } from './epochs.ts';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './jsonParsed.ts';
 import { TokenAccountIndex } from './tokenIndex.ts';
 import { SlotSysvars } from './slotSysvars.ts';
@@ -68,6 +68,8 @@ export interface ChainOptions {
   timing?: Timing;
   /** Whether Token-2022's native mint exists at start (a fresh test validator has none). */
   token2022NativeMint?: boolean;
+  /** Slots in every epoch, without warm-up, as `--slots-per-epoch` (default 432,000). */
+  slotsPerEpoch?: number;
 }
 
 /**
@@ -163,13 +165,7 @@ export class Chain {
       this.svm.setAccount({ address: address(NATIVE_MINT_2022), ...empty });
     }
     this.slotSysvars = new SlotSysvars(this.svm, this.timing === 'instant');
-    const schedule = this.svm.getEpochSchedule();
-    this.schedule = {
-      slotsPerEpoch: schedule.slotsPerEpoch,
-      warmup: schedule.warmup,
-      firstNormalEpoch: schedule.firstNormalEpoch,
-      firstNormalSlot: schedule.firstNormalSlot,
-    };
+    this.schedule = applyTestValidatorEpochSchedule(this.svm, options.slotsPerEpoch);
     this.genesisHash = this.svm.latestBlockhash();
     this.latest = this.genesisHash;
     this.blockhashes.set(this.genesisHash, 0);

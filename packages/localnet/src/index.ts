@@ -35,6 +35,8 @@ export interface LocalnetOptions extends PreloadOptions {
   timing?: Timing;
   /** Creates Token-2022's native mint at start (a fresh test validator has none). Default false. */
   token2022NativeMint?: boolean;
+  /** Slots in every epoch, without warm-up, as solana-test-validator's `--slots-per-epoch` (default 432,000, its genesis default). */
+  slotsPerEpoch?: number;
   /**
    * Whether the v1 transaction gate (`txv1aq4pp…`) is active, as on mainnet: default true. False
    * gives a cluster from before the gate (v1 refused, no feature account), to test fallbacks.
@@ -78,7 +80,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   const testMode = options.testMode ?? false;
   const timing = options.timing ?? (testMode ? 'instant' : 'validator');
   if (timing !== 'validator' && timing !== 'instant') throw new RangeError(`timing must be 'validator' or 'instant', got ${String(timing)}`);
-  const chain = new Chain(logger, { timing, token2022NativeMint: options.token2022NativeMint ?? false });
+  const chain = new Chain(logger, { timing, token2022NativeMint: options.token2022NativeMint ?? false, ...(options.slotsPerEpoch === undefined ? {} : { slotsPerEpoch: options.slotsPerEpoch }) });
   // The faucet first: it takes over the richest genesis account, which a preloaded one must not be.
   const faucet = await Faucet.create(chain);
   preload(chain, options);

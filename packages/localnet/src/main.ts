@@ -5,6 +5,7 @@
  */
 import pino from 'pino';
 import { startLocalnet, type LocalnetOptions } from './index.ts';
+import { MIN_SLOTS_PER_EPOCH } from './epochs.ts';
 
 const HELP = `Usage: cinder-localnet [options]
 
@@ -24,6 +25,7 @@ Options:
                                    and is confirmed one slot later; instant: at once
   --slot-ms <MS>                   Slot length in milliseconds (default 400)
   --token-2022-native-mint         Create Token-2022's native mint at start
+  --slots-per-epoch <SLOTS>        Slots in every epoch, no warm-up (default 432000; at least 32)
   -r, --reset, -q, --quiet         Accepted for solana-test-validator scripts (no effect: the
                                    ledger is always new, and the log goes to stdout as JSON)
   -h, --help                       Show this help
@@ -88,6 +90,13 @@ function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): (Loc
       case '--token-2022-native-mint':
         options.token2022NativeMint = true;
         break;
+      case '--slots-per-epoch': {
+        const raw = take(1, '<SLOTS>')[0]!;
+        const slots = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : NaN;
+        if (!(slots >= MIN_SLOTS_PER_EPOCH)) throw new UsageError(`--slots-per-epoch takes a whole number of at least ${MIN_SLOTS_PER_EPOCH}, got "${raw}"`);
+        options.slotsPerEpoch = slots;
+        break;
+      }
       case '-r':
       case '--reset':
       case '-q':

@@ -188,7 +188,7 @@ describe('cinder-localnet flags', () => {
   test('--help lists every flag', async () => {
     const { code, stdout } = await cli(['--help']);
     assert.equal(code, 0);
-    for (const flag of ['--port', '--rpc-port', '--account', '--account-dir', '--bpf-program', '--upgradeable-program', '--timing', '--slot-ms', '--token-2022-native-mint', '--reset', '--help']) {
+    for (const flag of ['--port', '--rpc-port', '--account', '--account-dir', '--bpf-program', '--upgradeable-program', '--timing', '--slot-ms', '--token-2022-native-mint', '--slots-per-epoch', '--reset', '--help']) {
       assert.ok(stdout.includes(flag), `${flag} in --help`);
     }
   });
@@ -197,6 +197,9 @@ describe('cinder-localnet flags', () => {
     const bad = await cli(['--port', '0', '--account-dir', join(dir, 'nowhere')]);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /Could not start the local chain: --account-dir .*nowhere: ENOENT/);
+    const tooShort = await cli(['--port', '0', '--slots-per-epoch', '31']);
+    assert.equal(tooShort.code, 1);
+    assert.match(tooShort.stderr, /--slots-per-epoch takes a whole number of at least 32, got "31"/);
     const unknown = await cli(['--bogus']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /Unknown option '--bogus'/);

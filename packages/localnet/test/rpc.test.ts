@@ -96,12 +96,13 @@ describe('JSON-RPC over HTTP (test mode)', () => {
     assert.equal(await rpcResult(url, 'localnet_warpSlots', [39]), 40);
     const slot = await rpcResult<number>(url, 'getSlot', confirmed);
     assert.equal(await rpcResult(url, 'getBlockHeight', confirmed), slot);
-    // Warm-up epochs: 32 slots in epoch 0, 64 in epoch 1.
-    assert.deepEqual(await rpcResult(url, 'getEpochInfo', confirmed), { absoluteSlot: 40, blockHeight: 40, epoch: 1, slotIndex: 8, slotsInEpoch: 64, transactionCount: 0 });
+    // A test validator's genesis schedule: no warm-up, 432,000 slots from epoch 0.
+    assert.deepEqual(await rpcResult(url, 'getEpochSchedule'), { slotsPerEpoch: 432_000, leaderScheduleSlotOffset: 432_000, warmup: false, firstNormalEpoch: 0, firstNormalSlot: 0 });
+    assert.deepEqual(await rpcResult(url, 'getEpochInfo', confirmed), { absoluteSlot: 40, blockHeight: 40, epoch: 0, slotIndex: 40, slotsInEpoch: 432_000, transactionCount: 0 });
     // `finalized` (the default commitment) lags the tip by 32 slots.
     assert.equal(await rpcResult(url, 'getSlot'), 8);
     assert.equal(await rpcResult(url, 'getBlockHeight', [{ commitment: 'finalized' }]), 8);
-    assert.deepEqual(await rpcResult(url, 'getEpochInfo'), { absoluteSlot: 8, blockHeight: 8, epoch: 0, slotIndex: 8, slotsInEpoch: 32, transactionCount: 0 });
+    assert.deepEqual(await rpcResult(url, 'getEpochInfo'), { absoluteSlot: 8, blockHeight: 8, epoch: 0, slotIndex: 8, slotsInEpoch: 432_000, transactionCount: 0 });
     const latest = await rpcResult<{ value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash', confirmed);
     const finalized = await rpcResult<{ value: { blockhash: string; lastValidBlockHeight: number } }>(url, 'getLatestBlockhash', [{ commitment: 'finalized' }]);
     assert.notEqual(finalized.value.blockhash, latest.value.blockhash);
@@ -228,18 +229,16 @@ describe('snapshot, largest-accounts and inflation methods (test mode)', () => {
       code: -32602,
       message: 'Invalid parameters: No parameters were expected',
     });
-    // Tip 100, finalized 68: warm-up epoch 1 (slots 32–95), which starts at slot 32.
+    // Tip 100, finalized 68: still epoch 0 (no warm-up), whose rates are the initial ones.
     await rpcResult(url, 'localnet_warpSlots', [100]);
-    assert.equal((await rpcResult<{ epoch: number }>(url, 'getEpochInfo')).epoch, 1);
-    const rate = await rpcResult<{ total: number; validator: number; foundation: number; epoch: number }>(url, 'getInflationRate');
-    assert.deepEqual(rate, expectedRate(32, 1));
-    assert.ok(rate.total < 0.08 && rate.total > 0.0799999, `total ${rate.total}`);
-    // Past warm-up (432,000-slot epochs from slot 524,256): the year has moved on visibly.
+    assert.equal((await rpcResult<{ epoch: number }>(url, 'getEpochInfo')).epoch, 0);
+    assert.deepEqual(await rpcResult(url, 'getInflationRate'), expectedRate(0, 0));
+    // Tip 1,000,101, finalized 1,000,069: epoch 2 (slots 864,000–1,295,999), dated from slot 864,000.
     await rpcResult(url, 'localnet_warpSlots', [1_000_000]);
     const info = await rpcResult<{ absoluteSlot: number; slotIndex: number; epoch: number }>(url, 'getEpochInfo');
-    assert.equal(info.epoch, 15);
+    assert.deepEqual([info.epoch, info.absoluteSlot - info.slotIndex], [2, 864_000]);
     const late = await rpc.getInflationRate().send();
-    assert.deepEqual(late, { ...expectedRate(info.absoluteSlot - info.slotIndex, 15), epoch: 15n });
+    assert.deepEqual(late, { ...expectedRate(864_000, 2), epoch: 2n });
     assert.ok(late.total < 0.0799 && late.foundation > 0, `total ${late.total}`);
   });
 

@@ -25,7 +25,8 @@ const warp = (slots: number) => rpcResult(url, 'localnet_warpSlots', [slots]);
 const block = (slot: number) => rpcResult<Block>(url, 'getBlock', [slot, { encoding: 'base64', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
 
 before(async () => {
-  localnet = await startLocalnet({ port: 0, testMode: true, timing: 'validator', slotIntervalMs: 0 });
+  // 32-slot epochs (solana-test-validator's --slots-per-epoch 32), so that stake can be a whole epoch old.
+  localnet = await startLocalnet({ port: 0, testMode: true, timing: 'validator', slotIntervalMs: 0, slotsPerEpoch: 32 });
   url = localnet.rpcUrl;
 });
 after(() => localnet.close());
@@ -122,8 +123,17 @@ describe('the vote account and stake activation', () => {
   test('getStakeActivation (web3.js v1): activating in its activation epoch, active after; inactive when only initialized; errors as agave 1.18', async () => {
     await warp(80);
     // getStakeActivation reads at its default commitment, finalized, as getEpochInfo does.
-    const { epoch } = await rpcResult<{ epoch: number }>(url, 'getEpochInfo');
+    const { epoch, absoluteSlot, slotIndex, slotsInEpoch } = await rpcResult<{ epoch: number; absoluteSlot: number; slotIndex: number; slotsInEpoch: number }>(url, 'getEpochInfo');
     assert.ok(epoch > 0);
+    // --slots-per-epoch 32: every epoch is 32 slots from slot 0, with no warm-up, and the Clock agrees.
+    assert.deepEqual([slotsInEpoch, absoluteSlot - slotIndex], [32, epoch * 32]);
+    assert.deepEqual(await rpcResult(url, 'getEpochSchedule'), { slotsPerEpoch: 32, leaderScheduleSlotOffset: 32, warmup: false, firstNormalEpoch: 0, firstNormalSlot: 0 });
+    const clock = await rpcResult<{ value: { data: [string, string] } }>(url, 'getAccountInfo', ['SysvarC1ock11111111111111111111111111111111', { encoding: 'base64', commitment: 'processed' }]);
+    const clockData = Buffer.from(clock.value.data[0], 'base64');
+    const tip = await rpcResult<{ epoch: number; absoluteSlot: number }>(url, 'getEpochInfo', [{ commitment: 'processed' }]);
+    // Clock: slot, epoch_start_timestamp, epoch, leader_schedule_epoch, unix_timestamp.
+    assert.deepEqual([Number(clockData.readBigUInt64LE(0)), Number(clockData.readBigUInt64LE(16)), Number(clockData.readBigUInt64LE(24))], [tip.absoluteSlot, Math.floor(tip.absoluteSlot / 32), tip.epoch + 1]);
+    assert.equal(tip.epoch, Math.floor(tip.absoluteSlot / 32));
     const reserve = 2_282_880n;
     const stakeAccount = (tag: number, activationEpoch: bigint, deactivationEpoch: bigint) => {
       const data = Buffer.alloc(200);
