@@ -1,6 +1,6 @@
 /**
  * Blocks and history: getBlock, getBlockTime, getBlocks, getBlocksWithLimit, getBlockCommitment,
- * getFirstAvailableBlock, getSignaturesForAddress, getRecentPerformanceSamples. Shapes and error
+ * getFirstAvailableBlock, getSignaturesForAddress (and agave 1.18's getConfirmedSignaturesForAddress2), getRecentPerformanceSamples. Shapes and error
  * codes follow agave `rpc.rs` / `rpc_custom_error.rs`.
  */
 import type { BlockInfo, Chain, TxRecord } from './chain.ts';
@@ -208,6 +208,12 @@ export function blockMethods(chain: Chain): RpcMethodTable {
     },
 
     getSignaturesForAddress(params) {
+      return getSignaturesForAddress(chain, params);
+    },
+
+    // Removed from agave in 2.0, still called by web3.js v1 (getConfirmedSignaturesForAddress and
+    // getConfirmedSignaturesForAddress2): agave 1.18 answered it as getSignaturesForAddress.
+    getConfirmedSignaturesForAddress2(params) {
       return getSignaturesForAddress(chain, params);
     },
 

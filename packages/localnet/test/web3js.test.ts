@@ -203,6 +203,9 @@ describe('history and cluster methods in the shapes web3.js parses', () => {
     assert.deepEqual(older.map((s) => s.signature), found.slice(1, 3).map((s) => s.signature));
     const newer = await connection.getSignaturesForAddress(payer.publicKey, { until: found[2]!.signature });
     assert.deepEqual(newer.map((s) => s.signature), found.slice(0, 2).map((s) => s.signature));
+    // The deprecated form web3.js v1 still calls, served as agave 1.18 served it.
+    assert.deepEqual(await connection.getConfirmedSignaturesForAddress2(payer.publicKey, { limit: 3 }), found);
+    assert.deepEqual(await connection.getConfirmedSignaturesForAddress2(payer.publicKey, { until: found[2]!.signature }), newer);
   });
 
   test('getBlock, getParsedBlock, getBlockTime, getBlocks and getFirstAvailableBlock', async () => {
