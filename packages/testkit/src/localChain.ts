@@ -288,17 +288,18 @@ export async function createTokenHolder(chain: TestChain, opts: { amount?: bigin
 }
 
 /**
- * A wallet of `count` empty SPL Token accounts of one new mint, written straight into the chain's
- * state (`localnet_setAccount`, test mode): thousands of accounts in seconds, where creating each
- * by transaction would take minutes. Returns the mint.
+ * A wallet of `count` empty accounts of one new mint, of SPL Token or (`programAddress`) Token-2022,
+ * written straight into the chain's state (`localnet_setAccount`, test mode): thousands of accounts
+ * in seconds, where creating each by transaction would take minutes. Returns the mint. Token-2022's
+ * account and mint without extensions have SPL Token's layout and size (165 and 82 bytes).
  */
-export async function writeEmptyTokenAccounts(chain: TestChain, owner: Address, count: number): Promise<Address> {
+export async function writeEmptyTokenAccounts(chain: TestChain, owner: Address, count: number, programAddress: Address = TOKEN_PROGRAM_ADDRESS): Promise<Address> {
   const base64 = getBase64Decoder();
   const set = (address: Address, lamportsHeld: bigint, data: Uint8Array) =>
     fetch(chain.localnet.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'localnet_setAccount', params: [address, { lamports: Number(lamportsHeld), data: base64.decode(data), owner: TOKEN_PROGRAM_ADDRESS }] }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'localnet_setAccount', params: [address, { lamports: Number(lamportsHeld), data: base64.decode(data), owner: programAddress }] }),
     }).then(async (response) => {
       const answer = (await response.json()) as { error?: unknown };
       if (answer.error) throw new Error(`localnet_setAccount: ${JSON.stringify(answer.error)}`);
