@@ -31,11 +31,8 @@ export type { InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalan
 export type { TokenAccountSnapshot } from './tokenIndex.ts';
 import { ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM } from './parsedInstructions.ts';
 import type { DecodedMessage } from './wire.ts';
+import { CONFIRMATION_DEPTH, DEFAULT_SLOT_MS, FINALIZATION_DEPTH, FORWARDING_MS, MAX_PROCESSING_AGE, type Timing } from './timing.ts';
 
-/** A blockhash is usable for this many blocks after the one that produced it. */
-export const MAX_PROCESSING_AGE = 150;
-/** Landed transactions count as finalized once they are this many slots deep. */
-export const FINALIZATION_DEPTH = 32;
 
 const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
 const NATIVE_MINT_2022 = '9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP';
@@ -57,12 +54,6 @@ export interface SignatureConfirmation {
   confirmationStatus: 'processed' | 'confirmed' | 'finalized';
 }
 
-/**
- * When a sent transaction executes. `validator`: as on a test validator, in the next slot (about
- * 0.4 s after the send), confirmed one slot after that; `instant`: inside the call that sends it,
- * in the current slot, and confirmed at once (fast tests of code that only needs a chain).
- */
-export type Timing = 'validator' | 'instant';
 
 export interface ChainOptions {
   timing?: Timing;
@@ -72,17 +63,9 @@ export interface ChainOptions {
   slotsPerEpoch?: number;
 }
 
-/**
- * Slots between a transaction's slot and its optimistic confirmation with validator timing. A
- * single-node test validator votes on slot s as soon as s is frozen, and its own vote is the
- * supermajority, so s is confirmed while s + 1 is being produced.
- */
-export const CONFIRMATION_DEPTH = 1;
 
 const addressDecoder = getAddressDecoder();
 
-/** Simulated time per slot for warps and for chains without a slot timer. */
-export const DEFAULT_SLOT_MS = 400;
 
 export class Chain {
   readonly svm: LiteSVM;
@@ -112,8 +95,6 @@ export class Chain {
   private currentSlot = 0;
   readonly timing: Timing;
   private readonly slotSysvars: SlotSysvars;
-  /** Sent transactions waiting for the next slot (validator timing), in arrival order. */
-  private pending: (() => void)[] = [];
   private readonly schedule: EpochScheduleParams;
   /** blockhash → block height that produced it; insertion order = age. */
   private readonly blockhashes = new Map<string, number>();
@@ -137,6 +118,8 @@ export class Chain {
    * cannot list all its accounts, and no account changes any other way. Closed ones are pruned.
    */
   private readonly knownAddresses = new Set<Address>();
+  /** The slot each account was last written in (agave's `get_account_modified_slot`); absent: genesis, 0. */
+  private readonly modifiedSlots = new Map<string, number>();
   readonly tokenIndex: TokenAccountIndex;
   /** Casts a vote into every block (validator timing, as a test validator's blocks hold its votes). */
   private readonly voter: Voter | undefined;
@@ -268,18 +251,28 @@ export class Chain {
     return Math.max(0, this.currentSlot - this.confirmationDepth);
   }
 
+  /** The slot `address` was last written in (0 for an account of genesis or one never written). */
+  modifiedSlot(address: string): number {
+    return this.modifiedSlots.get(address) ?? 0;
+  }
+
   /** The slot a read at `commitment` sees: the tip, the confirmed slot, or the finalized slot. */
   slotAt(commitment: 'processed' | 'confirmed' | 'finalized'): number {
     return commitment === 'finalized' ? this.finalizedSlot : commitment === 'confirmed' ? this.confirmedSlot : this.currentSlot;
   }
 
   /**
-   * Runs a sent transaction's execution: with validator timing in the next slot, whether the clock
-   * or a warp produces it (without a clock, sends wait for a warp); with instant timing now.
+   * Runs a sent transaction's execution. With validator timing, FORWARDING_MS after the send, in
+   * the slot current then: a single validator is the leader of every slot, and its banking stage
+   * executes what the RPC forwarded into the block it is producing; the slot is confirmed when the
+   * next one starts (its own vote). Sends run in arrival order. With instant timing, now.
    */
   enqueue(execute: () => void): void {
-    if (this.timing === 'validator') this.pending.push(execute);
-    else execute();
+    if (this.timing !== 'validator') return execute();
+    setTimeout(() => {
+      this.tick();
+      execute();
+    }, FORWARDING_MS);
   }
 
   get blockTime(): number {
@@ -359,12 +352,6 @@ export class Chain {
    * have no block, like skipped slots on a real cluster).
    */
   private produceSlots(count: number): void {
-    // Sends waiting for the next slot execute in the first slot produced, not the last of a warp.
-    if (this.pending.length > 0 && count > 1) {
-      this.produceSlots(1);
-      this.produceSlots(count - 1);
-      return;
-    }
     const target = this.currentSlot + count;
     const previousRoot = this.finalizedSlot;
     const now = this.nowSeconds();
@@ -397,10 +384,6 @@ export class Chain {
     this.syncClock(parent?.blockTime ?? now);
     this.slotSysvars.produced(produced, { slot: target, blockhash: this.latest });
     this.slotAdvanced.emit(target);
-    // Transactions sent during the previous slot execute in this one.
-    const pending = this.pending;
-    this.pending = [];
-    for (const execute of pending) execute();
     const roots = this.blockSlots(previousRoot + 1, this.finalizedSlot, Number.MAX_SAFE_INTEGER);
     if (roots.length > 0) this.rooted.emit(roots);
   }
@@ -447,7 +430,10 @@ export class Chain {
   land(record: TxRecord, touched: readonly string[], referenced: readonly string[] = touched): void {
     this.records.add(record, referenced);
     this.transactionCount++;
-    for (const touchedAddress of touched) this.knownAddresses.add(touchedAddress as Address);
+    for (const touchedAddress of touched) {
+      this.knownAddresses.add(touchedAddress as Address);
+      this.modifiedSlots.set(touchedAddress, record.slot);
+    }
     // LiteSVM takes the whole fee out of existence (no leader is paid).
     this.supply -= record.fee;
     this.blocks.get(record.slot)?.signatures.push(record.signature);
@@ -490,6 +476,7 @@ export class Chain {
       space: BigInt(account.data.length),
     });
     this.knownAddresses.add(account.address);
+    this.modifiedSlots.set(account.address, this.currentSlot);
     this.tokenIndex.update([account.address]);
     this.accountsChanged.emit([account.address]);
   }

@@ -1,11 +1,11 @@
 /**
  * requestAirdrop as a test validator's faucet answers it: a System transfer from the faucet's
  * keypair, signed with a recent blockhash and sent without preflight. The answer is its signature;
- * the transfer then lands like any transaction (with validator timing, in the next slot), and can
+ * the transfer then lands like any transaction (with validator timing, a moment after the answer), and can
  * fail on chain, e.g. 1 lamport to a new account (InsufficientFundsForRent).
  *
  * LiteSVM's own `airdrop` executes at once and keeps its keypair to itself, so it can neither wait
- * for the next slot nor appear in getTransaction; the faucet here takes over its lamports instead.
+ * as a sent transaction does nor appear in getTransaction; the faucet here takes over its lamports instead.
  */
 import {
   address,

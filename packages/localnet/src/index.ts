@@ -4,7 +4,8 @@
  */
 import { address } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
-import { Chain, type Logger, type Timing } from './chain.ts';
+import { Chain, type Logger } from './chain.ts';
+import type { Timing } from './timing.ts';
 import { Faucet } from './faucet.ts';
 import { installFeatures } from './features.ts';
 import { preload, type PreloadOptions } from './preload.ts';
@@ -14,7 +15,7 @@ import { createFaultController } from './faults.ts';
 import { createRpcMethods, type Endpoints } from './rpcMethods.ts';
 import { startWsServer } from './wsServer.ts';
 
-export type { Timing } from './chain.ts';
+export type { Timing } from './timing.ts';
 export { PreloadError, type AccountJson, type PreloadedAccount, type PreloadedProgram, type PreloadedUpgradeableProgram, type PreloadOptions } from './preload.ts';
 
 export interface LocalnetOptions extends PreloadOptions {
@@ -28,9 +29,9 @@ export interface LocalnetOptions extends PreloadOptions {
   /** Enables test-only RPC methods (localnet_*) and faults; implies `timing: 'instant'` unless given. */
   testMode?: boolean;
   /**
-   * 'validator' (default): a sent transaction executes in the next slot and is confirmed one slot
-   * later, as on solana-test-validator. 'instant': it executes inside the send and is confirmed at
-   * once (the default in test mode).
+   * 'validator' (default): a sent transaction executes about 0.1 s after the send, in the slot
+   * being produced, and is confirmed when the next slot starts, as on solana-test-validator.
+   * 'instant': it executes inside the send and is confirmed at once (the default in test mode).
    */
   timing?: Timing;
   /** Creates Token-2022's native mint at start (a fresh test validator has none). Default false. */

@@ -21,8 +21,8 @@ Options:
                                    Deploy an sBPF program, upgrades disabled
   --upgradeable-program <ADDRESS_OR_KEYPAIR> <FILE.so> <AUTHORITY|none>
                                    Deploy an sBPF program with that upgrade authority
-  --timing <validator|instant>     validator (default): a transaction executes in the next slot
-                                   and is confirmed one slot later; instant: at once
+  --timing <validator|instant>     validator (default): a transaction executes 0.1 s after the
+                                   send and is confirmed when the next slot starts; instant: at once
   --slot-ms <MS>                   Slot length in milliseconds (default 400)
   --token-2022-native-mint         Create Token-2022's native mint at start
   --slots-per-epoch <SLOTS>        Slots in every epoch, no warm-up (default 432000; at least 32)

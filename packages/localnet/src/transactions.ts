@@ -20,6 +20,7 @@ import { loadedAccountsDataSize } from './loadedData.ts';
 import { decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
 import { transactionErrorMessage, transactionErrorToJson, type TransactionErrorJson } from './txErrors.ts';
 import { withBlockhash, type DecodedMessage, type WireTransaction } from './wire.ts';
+import { withBankDurableNonces } from './nonces.ts';
 
 const base58 = getBase58Decoder();
 const base64 = getBase64Decoder();
@@ -133,7 +134,9 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
   let result: SimulatedTransactionInfo | FailedTransactionMetadata;
   if (!sigVerify) chain.svm.withSigverify(false);
   try {
-    result = chain.svm.simulateTransaction(wire.transaction);
+    result = withBankDurableNonces(chain.svm, wire.message.staticAccounts, wire.message.lifetimeToken, chain.latestBlockhash('processed').blockhash, () =>
+      chain.svm.simulateTransaction(wire.transaction),
+    );
   } catch (err) {
     if (sigVerify && isUnsignedError(err)) return rejected('SignatureFailure');
     throw err;
@@ -292,7 +295,9 @@ function executeTransaction(chain: Chain, wire: WireTransaction): SubmitOutcome 
 
   let result: TransactionMetadata | FailedTransactionMetadata;
   try {
-    result = chain.svm.sendTransaction(wire.transaction);
+    result = withBankDurableNonces(chain.svm, message.staticAccounts, message.lifetimeToken, chain.latestBlockhash('processed').blockhash, () =>
+      chain.svm.sendTransaction(wire.transaction),
+    );
   } catch (err) {
     if (isUnsignedError(err)) return accepted; // dropped by sigverify, like a bad signature
     throw err;

@@ -48,9 +48,31 @@ export function accountView(chain: Chain, sub: { address: Address; encoding: Acc
   }
 }
 
-/** The account as a new account subscription sees it: later notifications are changes from this. */
+/**
+ * The account as a new account subscription sees it at its commitment: later notifications are
+ * changes from this. As agave's subscription starts from the account's modified slot in the bank
+ * of its commitment, a write not yet that deep (a confirmed subscriber's view of a transaction
+ * that executed a moment ago) is still to be notified once it is.
+ */
 export function snapshotAccount(chain: Chain, sub: Subscription): void {
-  if (sub.kind === 'account') sub.last = stringifyJson(accountView(chain, sub));
+  if (sub.kind !== 'account') return;
+  if (chain.modifiedSlot(sub.address) <= chain.slotAt(sub.commitment)) sub.last = stringifyJson(accountView(chain, sub));
+  else sub.awaiting = true;
+}
+
+/** Notifies an account subscriber of the account's state once its last write is as deep as the subscription's commitment. */
+function notifyAccount(chain: Chain, client: Client, id: number, sub: SubscriptionOf<'account'>): void {
+  const visible = chain.slotAt(sub.commitment);
+  if (chain.modifiedSlot(sub.address) > visible) {
+    sub.awaiting = true;
+    return;
+  }
+  sub.awaiting = false;
+  const view = accountView(chain, sub);
+  const fingerprint = stringifyJson(view);
+  if (fingerprint === sub.last) return;
+  sub.last = fingerprint;
+  notify(client, id, 'account', { context: { slot: visible }, value: view });
 }
 
 /**
@@ -85,6 +107,9 @@ export function forwardChainEvents(chain: Chain, registry: SubscriptionRegistry)
         const record = chain.records.get(sub.signature);
         if (record) settleSignature(chain, client, id, sub, record);
       });
+      registry.each('account', (client, id, sub) => {
+        if (sub.awaiting) notifyAccount(chain, client, id, sub);
+      });
       registry.each('logs', (client, id, sub) => {
         const seen = chain.slotAt(sub.commitment);
         while (sub.pending.length > 0 && sub.pending[0]!.slot <= seen) notify(client, id, 'logs', logsNotification(sub.pending.shift()!));
@@ -107,12 +132,7 @@ export function forwardChainEvents(chain: Chain, registry: SubscriptionRegistry)
     }),
     chain.accountsChanged.on((addresses) => {
       registry.each('account', (client, id, sub) => {
-        if (!addresses.includes(sub.address)) return;
-        const view = accountView(chain, sub);
-        const fingerprint = stringifyJson(view);
-        if (fingerprint === sub.last) return;
-        sub.last = fingerprint;
-        notify(client, id, 'account', { context: { slot: chain.slot }, value: view });
+        if (addresses.includes(sub.address)) notifyAccount(chain, client, id, sub);
       });
       registry.each('program', (client, id, sub) => {
         for (const changed of addresses) {

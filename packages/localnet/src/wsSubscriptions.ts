@@ -13,7 +13,7 @@ import { invalidParams, methodNotFound } from './rpcErrors.ts';
 export type Subscription =
   | { kind: 'signature'; signature: string; commitment: Commitment }
   | { kind: 'slot' }
-  | { kind: 'account'; address: Address; encoding: AccountEncoding; last: string }
+  | { kind: 'account'; address: Address; encoding: AccountEncoding; commitment: Commitment; last: string; awaiting: boolean }
   | { kind: 'program'; program: Address; encoding: AccountEncoding; filters: AccountFilter[] }
   | { kind: 'logs'; mentions: string | null; commitment: Commitment; pending: TxRecord[] }
   | { kind: 'root' }
@@ -98,8 +98,7 @@ function parseSubscription(method: string, params: unknown[]): Subscription {
     case 'accountSubscribe': {
       const address = addressParam(requireParam(params, 0, 'address'));
       const config = configParam(params, 1);
-      commitmentOption(config);
-      return { kind: 'account', address, encoding: encodingOption(config, 'binary'), last: '' };
+      return { kind: 'account', address, encoding: encodingOption(config, 'binary'), commitment: commitmentOption(config), last: '', awaiting: false };
     }
     case 'programSubscribe': {
       const program = addressParam(requireParam(params, 0, 'program id'));

@@ -27,7 +27,7 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { rpcResult } from '@cinder/testkit';
+import { rpcResult, waitForStatus } from '@cinder/testkit';
 import { startLocalnet, type Localnet } from '../src/index.ts';
 
 const LOOKUP_TABLE_PROGRAM = address('AddressLookupTab1e1111111111111111111111111');
@@ -64,6 +64,7 @@ async function run(instructions: Instruction[], lookupTables: Record<Address, Ad
     ),
   );
   const signature = await rpcResult<string>(url, 'sendTransaction', [getBase64EncodedWireTransaction(transaction), { encoding: 'base64' }]);
+  await waitForStatus(url, signature);
   await warp(3);
   const { value } = await rpcResult<{ value: [{ err: unknown; confirmationStatus: string } | null] }>(url, 'getSignatureStatuses', [[signature]]);
   assert.equal(value[0]?.confirmationStatus, 'confirmed');
@@ -74,7 +75,7 @@ before(async () => {
   localnet = await startLocalnet({ port: 0, testMode: true, timing: 'validator', slotIntervalMs: 0 });
   url = localnet.rpcUrl;
   payer = await generateKeyPairSigner();
-  await rpcResult(url, 'requestAirdrop', [payer.address, 10_000_000_000]);
+  await waitForStatus(url, await rpcResult<string>(url, 'requestAirdrop', [payer.address, 10_000_000_000]));
   await warp(3);
 });
 after(() => localnet.close());

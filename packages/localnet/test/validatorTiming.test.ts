@@ -1,7 +1,8 @@
 /**
- * Validator timing (the default outside test mode): a sent transaction executes in the next slot and
- * is confirmed one slot after, so that what a client does between a send and its confirmation
- * (fetch a blockhash, advance a nonce, open a subscription) sees what it sees on a test validator.
+ * Validator timing (the default outside test mode): a sent transaction executes right after the
+ * send, in the slot being produced (the single validator is its leader), and is confirmed when the
+ * next slot starts, so that what a client does between a send and its confirmation (fetch a
+ * blockhash, advance a nonce, open a subscription) sees what it sees on a test validator.
  * Plus the cluster facts of a fresh test validator. Slots move here only with warps (no clock), so
  * every assertion is about slots, never about time.
  */
@@ -28,7 +29,7 @@ import {
 } from '@solana/kit';
 import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import { WebSocket } from 'ws';
-import { rpcCall, rpcResult } from '@cinder/testkit';
+import { rpcCall, rpcResult, waitForStatus } from '@cinder/testkit';
 import { startLocalnet, type Localnet } from '../src/index.ts';
 
 interface Status {
@@ -47,10 +48,11 @@ const slotAt = (commitment: string) => rpcResult<number>(url, 'getSlot', [{ comm
 const statusOf = async (signature: string) =>
   (await rpcResult<{ value: (Status | null)[] }>(url, 'getSignatureStatuses', [[signature]])).value[0] ?? null;
 
-/** Sends, then warps the two slots a transaction needs to execute and be confirmed. */
+/** Sends, waits for the execution (in the current slot), then warps the slot that confirms it. */
 async function sendAndConfirm(encoded: string, skipPreflight = false): Promise<Status> {
   const signature = await rpcResult<string>(url, 'sendTransaction', [encoded, { encoding: 'base64', skipPreflight }]);
-  await warp(2);
+  await waitUntil(async () => (await statusOf(signature)) !== null);
+  await warp(1);
   const status = await statusOf(signature);
   assert.equal(status?.confirmationStatus, 'confirmed');
   return status!;
@@ -74,36 +76,35 @@ before(async () => {
   url = localnet.rpcUrl;
   payer = await generateKeyPairSigner();
   const airdrop = await rpcResult<string>(url, 'requestAirdrop', [payer.address, 100_000_000_000]);
+  await waitForStatus(url, airdrop);
   await warp(3);
   assert.equal((await statusOf(airdrop))?.err, null);
 });
 after(() => localnet.close());
 
 describe('validator timing', () => {
-  test('a sent transaction executes in the next slot and is confirmed one slot after; then the blockhash is a new one', async () => {
+  test('a sent transaction executes in the slot being produced and is confirmed when the next one starts; then the blockhash is a new one', async () => {
     const sentIn = await slotAt('processed');
     const recipient = (await generateKeyPairSigner()).address;
     const tx = await signed([getTransferSolInstruction({ source: payer, destination: recipient, amount: 1_000_000_000n })]);
     const signature = await rpcResult<string>(url, 'sendTransaction', [tx.encoded, { encoding: 'base64' }]);
     assert.equal(signature, tx.signature);
-    // Not yet executed: no status, the recipient has nothing, and the slot has not moved.
-    assert.equal(await statusOf(signature), null);
-    assert.equal((await rpcResult<{ value: number }>(url, 'getBalance', [recipient, { commitment: 'processed' }])).value, 0);
-
-    await warp(1);
-    assert.deepEqual(await statusOf(signature), { slot: sentIn + 1, confirmations: 0, confirmationStatus: 'processed', err: null, status: { Ok: null } });
+    // Executed in the current slot (no slot has passed: this chain has no clock), processed only.
+    await waitUntil(async () => (await statusOf(signature)) !== null);
+    assert.deepEqual(await statusOf(signature), { slot: sentIn, confirmations: 0, confirmationStatus: 'processed', err: null, status: { Ok: null } });
+    assert.equal(await slotAt('processed'), sentIn);
     assert.equal((await rpcResult<{ value: number }>(url, 'getBalance', [recipient, { commitment: 'processed' }])).value, 1_000_000_000);
     assert.equal(await rpcResult(url, 'getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }]), null);
-    assert.equal((await rpcCall(url, 'getBlock', [sentIn + 1, { commitment: 'confirmed' }])).error?.code, -32004);
+    assert.equal((await rpcCall(url, 'getBlock', [sentIn, { commitment: 'confirmed' }])).error?.code, -32004);
 
     await warp(1);
     const confirmed = await statusOf(signature);
     assert.equal(confirmed?.confirmationStatus, 'confirmed');
     assert.equal(confirmed?.confirmations, 1);
-    assert.equal(await slotAt('confirmed'), sentIn + 1);
+    assert.equal(await slotAt('confirmed'), sentIn);
     const transaction = await rpcResult<{ slot: number }>(url, 'getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }]);
-    assert.equal(transaction.slot, sentIn + 1);
-    const block = await rpcResult<{ signatures: string[] }>(url, 'getBlock', [sentIn + 1, { commitment: 'confirmed', transactionDetails: 'signatures' }]);
+    assert.equal(transaction.slot, sentIn);
+    const block = await rpcResult<{ signatures: string[] }>(url, 'getBlock', [sentIn, { commitment: 'confirmed', transactionDetails: 'signatures' }]);
     // The block holds the transaction and the validator's vote on the block before it.
     assert.equal(block.signatures.length, 2);
     assert.ok(block.signatures.includes(signature));
@@ -155,7 +156,7 @@ describe('validator timing', () => {
     assert.notEqual(nonces[0], nonces[1]);
   });
 
-  test('a subscription opened right after an airdrop is sent still sees its change', async () => {
+  test('a confirmed subscription opened after an airdrop executed, before it is confirmed, still sees its change (web3.js\'s onAccountChange then requestAirdrop)', async () => {
     const recipient = (await generateKeyPairSigner()).address;
     const signature = await rpcResult<string>(url, 'requestAirdrop', [recipient, 2_000_000_000]);
     const socket = new WebSocket(localnet.wsUrl);
@@ -163,8 +164,10 @@ describe('validator timing', () => {
     socket.on('message', (data) => messages.push(JSON.parse(String(data))));
     try {
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'accountSubscribe', params: [recipient, { encoding: 'base64', commitment: 'processed' }] }));
+      await waitUntil(async () => (await statusOf(signature)) !== null);
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'accountSubscribe', params: [recipient, { encoding: 'base64', commitment: 'confirmed' }] }));
       await waitUntil(() => messages.some((m) => m.id === 1));
+      assert.equal(messages.filter((m) => m.params).length, 0, 'nothing before the write is confirmed');
       await warp(1);
       await waitUntil(() => messages.some((m) => m.params !== undefined));
       assert.deepEqual(messages.filter((m) => m.params).map((m) => m.params!.result.value.lamports), [2_000_000_000]);
@@ -180,6 +183,7 @@ describe('a fresh chain looks like a fresh test validator', () => {
     const recipient = (await generateKeyPairSigner()).address;
     const signature = await rpcResult<string>(url, 'requestAirdrop', [recipient, 1]);
     assert.match(signature, /^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    await waitForStatus(url, signature);
     await warp(3);
     const status = await statusOf(signature);
     assert.deepEqual(status?.err, { InsufficientFundsForRent: { account_index: 1 } });
@@ -218,7 +222,11 @@ describe('a fresh chain looks like a fresh test validator', () => {
   });
 });
 
-async function waitUntil(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !predicate(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-  assert.ok(predicate(), 'condition never met');
+/** Polls until `predicate` holds; the 2-minute bound only ends a test that would otherwise hang. */
+async function waitUntil(predicate: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!(await predicate())) {
+    assert.ok(Date.now() < deadline, 'condition never met');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }

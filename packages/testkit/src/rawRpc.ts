@@ -22,3 +22,18 @@ export async function rpcResult<T = unknown>(url: string, method: string, params
   if (reply.error) throw new Error(`${method} failed: ${JSON.stringify(reply.error)}`);
   return reply.result as T;
 }
+
+/**
+ * Waits until `signature` has a status (it executed: a validator-timing chain runs a send a moment
+ * after answering it), so that a warp made next confirms it rather than racing it. The 2-minute
+ * bound only ends a test that would otherwise hang.
+ */
+export async function waitForStatus(url: string, signature: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { value } = await rpcResult<{ value: (unknown | null)[] }>(url, 'getSignatureStatuses', [[signature]]);
+    if (value[0] !== null) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${signature} to execute`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
