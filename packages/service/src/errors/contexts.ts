@@ -140,7 +140,8 @@ export interface CinderErrorContexts {
         reserve: bigint;
         missing: bigint;
       }
-    | { reason: 'simulation'; feePayer: string };
+    /** `field`: the request item whose fee payer it is (a relayed transaction). */
+    | { reason: 'simulation'; feePayer: string; field?: string };
   TRANSACTION_REJECTED:
     | ItemRefusal
     | { reason: 'simulation'; error: string }

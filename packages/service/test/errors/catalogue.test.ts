@@ -101,6 +101,7 @@ const SAMPLES: { [C in CinderErrorCode]: readonly CinderErrorContext<C>[] } = {
     { reason: 'balance', feePayer: 'Own1', separateFeePayer: false, balance: 0n, fees: 5000n, reserve: 890_880n, missing: 895_880n },
     { reason: 'balance', feePayer: 'Pay1', separateFeePayer: true, transactions: 2, balance: 900_000n, fees: 10_000n, reserve: 890_880n, missing: 880n },
     { reason: 'simulation', feePayer: 'Pay1' },
+    { reason: 'simulation', feePayer: 'Pay1', field: 'transactions.0' },
   ],
   TRANSACTION_REJECTED: [
     { reason: 'item', field: 'transactions[0]', problem: 'would fail on chain (custom program error 0x11)' },
@@ -271,15 +272,7 @@ describe('what a site may not do', () => {
     const TRANSITIONAL = [
       'http/routes/operationSchemas.ts',
       'http/routes/reclaimMany.ts',
-      'operations/compile.ts',
-      'operations/land.ts',
-      'operations/pipeline.ts',
-      'operations/readWallet.ts',
       'operations/reclaimMany.ts',
-      'operations/relay.ts',
-      'operations/relayCandidates.ts',
-      'operations/simulationFailure.ts',
-      'operations/sponsoredMessage.ts',
       'operations/sponsorPolicy.ts',
       'store/operationLocks.ts',
     ];
