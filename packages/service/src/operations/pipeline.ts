@@ -18,7 +18,7 @@ import type { ChainAdapter } from '../chain/types.ts';
 import { CinderError, type BlockedAccountsCode } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
-import { ownerBusyDetail, turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
+import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
@@ -337,7 +337,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         {
           joinAs: operation.kind === 'burn' ? `burn:${operation.mint}` : 'reclaim',
           busyCode: operation.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
-          busyDetail: ownerBusyDetail(),
           maxWaitMs: turnWaitMs(deadline),
           keepWhile: (result) => result.status === 'pending',
         },

@@ -79,7 +79,6 @@ export function reportSponsoredLanding(outcome: SponsoredOutcome): LandingReport
   return outcome.kind === 'withheld' ? reportOf({ kind: 'not-sent', reason: `not sent: ${outcome.reason}` }) : reportLanding(outcome);
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const retryAfter = (until: number) => String(Math.max(1, Math.ceil((until - Date.now()) / 1000)));
 
 export interface SponsorPolicyDeps {
@@ -111,14 +110,12 @@ export interface SponsoredConflict {
 }
 
 /** The 409 of an operation of a wallet whose own signed sponsored messages are in flight: it names them. */
-export function sponsoredInFlight(turn: SponsoredTurn, what = `A sponsored operation of ${turn.owner}`): CinderError {
+export function sponsoredInFlight(turn: SponsoredTurn, what?: string): CinderError {
   const signatures = turn.signatures.filter((s) => s !== '');
-  const named = signatures.length > 0 ? ` (${signatures.join(', ')})` : '';
   return new CinderError(
     'SPONSORED_OPERATION_IN_PROGRESS',
-    `${what} is in flight: its owner-signed sponsored transaction${signatures.length === 1 ? '' : 's'}${named} may land until ${iso(turn.expiresAt)} at the latest (until ${signatures.length === 1 ? 'it lands or expires' : 'they land or expire'}); ` +
-      'a wallet has one at a time, so that none of its transactions can make another fail at the sponsor\'s cost. Nothing was sent; retry once it has landed.',
-    { headers: { 'retry-after': retryAfter(turn.expiresAt) }, extensions: { expiresAt: iso(turn.expiresAt), signatures } },
+    { reason: 'inFlight', owner: turn.owner, ...(what === undefined ? {} : { what }), signatures, expiresAt: new Date(turn.expiresAt) },
+    { headers: { 'retry-after': retryAfter(turn.expiresAt) } },
   );
 }
 
@@ -128,20 +125,13 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
   const signatureFeeLamports = signatureFees(2);
 
   function declined(owner: Address, until: number, why: string): CinderError {
-    return new CinderError(
-      'SPONSOR_DECLINED',
-      `The fee sponsor does not pay for ${owner} until ${iso(until)}: ${why}. Pay the fee from the wallet itself ` +
-        '(send feePayer "owner" after funding it with a little SOL). Nothing was sent.',
-      { headers: { 'retry-after': retryAfter(until) }, extensions: { until: iso(until) } },
-    );
+    return new CinderError('SPONSOR_DECLINED', { owner, until: new Date(until), why }, { headers: { 'retry-after': retryAfter(until) } });
   }
 
   function unavailable(lost: bigint, reserved: bigint, until: number): CinderError {
-    const inFlight = reserved > 0n ? ` and ${formatSol(reserved)} SOL is at risk in sponsored transactions in flight` : '';
     return new CinderError(
       'SPONSOR_UNAVAILABLE',
-      `The fee sponsor has reached its loss budget of ${formatSol(config.maxLossLamportsPerHour)} SOL an hour: ${formatSol(lost)} SOL was lost to sponsored transactions that failed on chain in the last hour${inFlight}; ` +
-        `it pays again from ${iso(until)}. Nothing was sent.`,
+      { reason: 'lossBudget', budget: config.maxLossLamportsPerHour, lost, atRisk: reserved, until: new Date(until) },
       { headers: { 'retry-after': retryAfter(until) } },
     );
   }
@@ -199,9 +189,8 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       `with feePayer "sponsor" the fee of each transaction is at most ${formatSol(config.maxFeeLamports)} SOL ` +
       `(two signatures and a priority fee of at most ${formatSol(maxPriority > 0n ? maxPriority : 0n)} SOL per transaction; ` +
       `this plan has ${feeUpperBounds.length} transaction${feeUpperBounds.length === 1 ? '' : 's'}, one would cost up to ${formatSol(largest)} SOL)`;
-    throw new CinderError('INVALID_PRIORITY_FEE', `priorityFee is too high: ${problem}. Lower priorityFee, or pay the fee yourself. Nothing was sent.`, {
+    throw new CinderError('INVALID_PRIORITY_FEE', { reason: 'sponsorMax', problem, maxFeeLamports: config.maxFeeLamports }, {
       errors: [{ field: 'priorityFee', message: problem }],
-      extensions: { maxFeeLamports: config.maxFeeLamports.toString() },
     });
   }
 
@@ -258,7 +247,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
     assertCanPayPlan(feeUpperBounds: readonly bigint[], sponsorLamports: bigint, reserve: bigint): void {
       assertFeeWithinBound(feeUpperBounds);
       if (!sponsorCanPay(sponsorLamports, feeUpperBounds, reserve)) {
-        throw new CinderError('SPONSOR_UNAVAILABLE', `The fee sponsor holds ${formatSol(sponsorLamports)} SOL, too little to pay fees now. Nothing was sent; try again later.`, {
+        throw new CinderError('SPONSOR_UNAVAILABLE', { reason: 'lowBalance', lamports: sponsorLamports }, {
           headers: { 'retry-after': '30' },
         });
       }
@@ -268,10 +257,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       // An extension of a mint could make a token instruction call another program.
       const invoked = innerProgramNotAllowed(innerPrograms);
       if (!invoked) return;
-      throw new CinderError(
-        'PROGRAM_NOT_ALLOWED',
-        `A sponsored transaction would invoke ${invoked}; the fee sponsor pays only for ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} at any depth. Nothing was sent.`,
-      );
+      throw new CinderError('PROGRAM_NOT_ALLOWED', { reason: 'sponsored', invoked, allowed: [...RELAY_ALLOWED_PROGRAMS.values()] });
     },
 
     assertRepaid(ownerLamports: bigint, transactions: readonly { returnsLamports: bigint; feeLamports: bigint }[], reserve: bigint): void {
@@ -426,8 +412,6 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
         },
         {
           busyCode: 'SPONSORED_OPERATION_IN_PROGRESS',
-          busyDetail:
-            'Another sponsored transaction of this wallet is landing, or was sent and may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
           maxWaitMs: turnWaitMs(options.deadline),
           keepWhile: (outcomes) => outcomes.some((o) => o.kind === 'unknown'),
         },
