@@ -58,7 +58,8 @@ export class CinderError<C extends CinderErrorCode = CinderErrorCode> extends Er
   /** The members this error adds to its problem body. */
   readonly extensions: Readonly<Record<string, unknown>> & CinderProblemMembersOf<C>;
 
-  constructor(code: C, ...[given, options = {}]: ContextArgs<C>) {
+  constructor(code: C, ...args: ContextArgs<C>) {
+    const [given, options = {}] = args;
     const context = (given ?? {}) as CinderErrorContext<C>;
     super(messageOf(code, context), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CinderError';
