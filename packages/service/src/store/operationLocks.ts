@@ -188,7 +188,7 @@ const encodeError = (error: CinderError): Extract<Outcome, { ok: false }>['error
  * does not know, or a context of another shape, left by an instance of another version) is a 500:
  * its words are never taken from the store.
  */
-function outcomeError(error: Extract<Outcome, { ok: false }>['error']): CinderError {
+export function outcomeError(error: Extract<Outcome, { ok: false }>['error']): CinderError {
   const options = { headers: error.headers, ...(error.errors ? { errors: error.errors } : {}) };
   if ((ERROR_CODES as string[]).includes(error.code)) {
     try {

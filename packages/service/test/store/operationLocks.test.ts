@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import type { Redis } from 'ioredis';
 import { CinderError, messageOf, toProblem } from '../../src/errors.ts';
 import { createMetrics } from '../../src/metrics.ts';
-import { createOperationLocks, decodeOutcome, encodeOutcome } from '../../src/store/operationLocks.ts';
+import { createOperationLocks, decodeOutcome, encodeOutcome, outcomeError } from '../../src/store/operationLocks.ts';
 import { closeRedis, createRedisClient } from '../../src/store/redis.ts';
 import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
@@ -200,6 +200,19 @@ describe('outcome encoding', () => {
     assert.ok(!decoded.ok && (decoded.error.context as { expiresAt: unknown }).expiresAt instanceof Date);
     const fee = { code: 'FEE_EXCEEDS_RECLAIM', context: { reason: 'net', fees: 2_039_281n, returns: 2_039_280n }, headers: {} };
     assert.deepEqual(decodeOutcome(encodeOutcome({ ok: false, error: fee })), { ok: false, error: fee });
+  });
+
+  it('words a stored error with the catalogue; a record it cannot word is a 500 with its headers, never its stored words', () => {
+    const fee = outcomeError({ code: 'FEE_EXCEEDS_RECLAIM', context: { reason: 'net', fees: 2_039_281n, returns: 2_039_280n }, headers: {} });
+    assert.equal(fee.code, 'FEE_EXCEEDS_RECLAIM');
+    assert.match(fee.message, /net −0\.000000001 SOL/);
+    assert.equal(fee.extensions.netLamports, '-1');
+    const unknown = outcomeError({ code: 'NO_SUCH_CODE', context: {}, headers: { 'retry-after': '2' } });
+    assert.deepEqual([unknown.code, unknown.status, unknown.headers], ['INTERNAL_ERROR', 500, { 'retry-after': '2' }]);
+    // A context of another shape (an instant stored as a string by another version): the catalogue cannot word it.
+    const reshaped = outcomeError({ code: 'SPONSOR_DECLINED', context: { owner: 'Own1', until: '2026-01-02T03:04:05.000Z', why: 'failed twice' }, headers: {} });
+    assert.equal(reshaped.code, 'INTERNAL_ERROR');
+    assert.equal(reshaped.message, new CinderError('INTERNAL_ERROR').message);
   });
 });
 
