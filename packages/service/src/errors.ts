@@ -43,16 +43,6 @@ export interface CinderErrorOptions {
   cause?: unknown;
 }
 
-/**
- * The options of the transitional form `new CinderError(code, detail, options)`, where a site
- * words its own detail and members.
- * @deprecated Kept only until the last sites are converted to a context; remove with that form.
- */
-export interface LegacyCinderErrorOptions extends CinderErrorOptions {
-  /** Extra members of the problem body. Must be safe to echo. */
-  extensions?: Record<string, unknown>;
-}
-
 /** A context argument that may be left out when the code's context has no required member. */
 type ContextArgs<C extends CinderErrorCode> = Record<never, never> extends CinderErrorContext<C>
   ? [context?: CinderErrorContext<C>, options?: CinderErrorOptions]
@@ -61,27 +51,24 @@ type ContextArgs<C extends CinderErrorCode> = Record<never, never> extends Cinde
 export class CinderError<C extends CinderErrorCode = CinderErrorCode> extends Error {
   readonly code: C;
   readonly status: number;
-  /** The facts the message was written from; undefined for the transitional form. */
-  readonly context: CinderErrorContext<C> | undefined;
+  /** The facts the message was written from. */
+  readonly context: CinderErrorContext<C>;
   readonly errors: FieldProblem[] | undefined;
   readonly headers: Record<string, string>;
   /** The members this error adds to its problem body. */
   readonly extensions: Readonly<Record<string, unknown>> & CinderProblemMembersOf<C>;
 
-  constructor(code: C, ...args: ContextArgs<C>);
-  /** @deprecated Transitional: a site that words its own detail. Give the code's context instead. */
-  constructor(code: C, detail: string, options?: LegacyCinderErrorOptions);
-  constructor(code: C, contextOrDetail?: CinderErrorContext<C> | string, options: LegacyCinderErrorOptions = {}) {
-    const legacy = typeof contextOrDetail === 'string';
-    const context = legacy ? undefined : ((contextOrDetail ?? {}) as CinderErrorContext<C>);
-    super(legacy ? contextOrDetail : messageOf(code, context!), options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: C, ...args: ContextArgs<C>) {
+    const [given, options = {}] = args;
+    const context = (given ?? {}) as CinderErrorContext<C>;
+    super(messageOf(code, context), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CinderError';
     this.code = code;
     this.status = statusOf(code);
     this.context = context;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
-    this.extensions = (legacy ? (options.extensions ?? {}) : membersOf(code, context!)) as CinderError<C>['extensions'];
+    this.extensions = membersOf(code, context) as CinderError<C>['extensions'];
   }
 }
 

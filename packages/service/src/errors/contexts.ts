@@ -42,7 +42,10 @@ export interface SchemaFields {
   more?: number;
 }
 
-/** Address fields of a request refused together: a key pasted where an address belongs is said to be exposed. */
+/**
+ * Address fields of a request refused together (with its key fields, where it has some): a key
+ * pasted where an address belongs is said to be exposed.
+ */
 export interface AddressFields {
   reason: 'addresses';
   problems: readonly FieldProblem[];
@@ -98,6 +101,7 @@ export interface CinderErrorContexts {
     | { reason: 'sponsorMax'; problem: string; maxFeeLamports: bigint };
   INVALID_PRIVATE_KEY:
     | SchemaFields
+    | AddressFields
     | { reason: 'unparsable'; problem: string }
     | { reason: 'walletAddress'; owner: string }
     | { reason: 'keys'; fields: readonly string[]; problem: string };
@@ -140,7 +144,8 @@ export interface CinderErrorContexts {
         reserve: bigint;
         missing: bigint;
       }
-    | { reason: 'simulation'; feePayer: string };
+    /** `field`: the request item whose fee payer it is (a relayed transaction). */
+    | { reason: 'simulation'; feePayer: string; field?: string };
   TRANSACTION_REJECTED:
     | ItemRefusal
     | { reason: 'simulation'; error: string }
@@ -203,6 +208,9 @@ export type CinderErrorCode = keyof CinderErrorContexts;
 
 /** The codes whose context may be a set of blocking accounts (the first account's code is the answer's). */
 export type BlockedAccountsCode = { [C in CinderErrorCode]: BlockedAccounts extends CinderErrorContexts[C] ? C : never }[CinderErrorCode];
+
+/** The codes whose context may be a request's address fields refused together (the first field's code is the answer's). */
+export type AddressFieldsCode = { [C in CinderErrorCode]: AddressFields extends CinderErrorContexts[C] ? C : never }[CinderErrorCode];
 
 /** The context of one code. */
 export type CinderErrorContext<C extends CinderErrorCode> = CinderErrorContexts[C];

@@ -60,7 +60,7 @@ export const OPERATION_ERRORS: { readonly [C in Codes]: Entry<C> } = {
     status: 400,
     title: 'Insufficient SOL for fee',
     message: (c) => {
-      if (c.reason === 'simulation') return `${c.feePayer} does not hold enough SOL to pay the transaction fee. Nothing was sent.`;
+      if (c.reason === 'simulation') return `${c.field ? `${c.field}: ` : ''}${c.feePayer} does not hold enough SOL to pay the transaction fee. Nothing was sent.`;
       const of = c.transactions === undefined ? '' : ` of the ${plural(c.transactions, 'transaction')}`;
       return (
         `${c.separateFeePayer ? 'The fee payer ' : ''}${c.feePayer} holds ${formatSol(c.balance)} SOL; the fees${of} are ${formatSol(c.fees)} SOL ` +

@@ -104,6 +104,8 @@ export const REQUEST_ERRORS_400: { readonly [C in Codes]: Entry<C> } = {
       switch (c.reason) {
         case 'schema':
           return schemaFields(c);
+        case 'addresses':
+          return addressFields(c);
         // The problem names the format's fault only, never a byte or character of the key (src/keys/parsePrivateKey.ts).
         case 'unparsable':
           return `userPrivateKey is not a valid private key: ${c.problem}. Accepted: ${PRIVATE_KEY_FORMATS}.`;

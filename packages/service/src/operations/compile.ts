@@ -131,10 +131,7 @@ const roomOf = (input: CompileInput) => (input.signer === 'wallet' ? WALLET_GUAR
 
 /** Later will not help: say so, and what to do instead. */
 function noSponsorConfigured(): CinderError {
-  return new CinderError(
-    'SPONSOR_UNAVAILABLE',
-    'No fee sponsor is configured on this service (SPONSOR_KEYPAIR is not set), so it pays no fees: send feePayer "owner" and pay the fee from the owner\'s SOL. Nothing was sent.',
-  );
+  return new CinderError('SPONSOR_UNAVAILABLE', { reason: 'notConfigured' });
 }
 
 function summarize(parties: TransactionParties, transactions: CompiledTransaction[], lifetime: BlockhashLifetime): CompiledPlan {

@@ -5,7 +5,7 @@
 import type { MintState } from '../plan/tokenState.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { formatNetSol } from '../plan/money.ts';
-import { reasonText, type OperationKind, type ManyResult, type OperationResult } from './operationResult.ts';
+import { type OperationKind, type ManyResult, type OperationResult } from './operationResult.ts';
 
 /** A raw u64 amount in UI units with thousands separators: (1234500000n, 6) → "1,234.5". */
 export function formatTokenAmount(amount: bigint, decimals: number): string {
@@ -32,19 +32,26 @@ function whatWasDone(result: Omit<OperationResult, 'message'>, operation: Operat
   return parts.join(', ');
 }
 
-export function describeOutcome(result: Omit<OperationResult, 'message'>, operation: OperationKind, mint: MintState | null): string {
-  const money =
-    `reclaimed ${formatSol(result.reclaimedLamports + result.excessWithdrawnLamports)} SOL, ` +
-    `fees ${formatSol(result.feeLamports)} SOL${result.sponsored ? ' (paid by the fee sponsor and repaid from the reclaimed rent)' : ''}, ` +
-    `net ${formatNetSol(result.netLamports)} SOL`;
-  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${accounts(result.skippedAccounts.length)}: ${reasonText(result.skippedAccounts)}.` : '';
-  const done = `${whatWasDone(result, operation, mint)}; ${money}`;
+/** What any landing answer has that its sentence reads (one owner's result and many owners' alike). */
+type Landed = Pick<OperationResult, 'status' | 'feeLamports'> & {
+  transactions: readonly Pick<OperationResult['transactions'][number], 'signature' | 'status' | 'error'>[];
+  skippedAccounts: readonly { reason: string }[];
+};
+
+/**
+ * The one sentence of a landing, whichever door: `done` (what landed and the money) when all
+ * landed; for a pending or failed one, each transaction that did not land, what to do, and what
+ * did land (`landedSome`); then the accounts skipped, each reason once (an owner left out of a
+ * many-owner job gives all its accounts the same reason).
+ */
+function describeLanding(result: Landed, done: string, landedSome: boolean): string {
+  const reasons = [...new Set(result.skippedAccounts.map((s) => s.reason))].join('; ');
+  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${accounts(result.skippedAccounts.length)}: ${reasons}.` : '';
   if (result.status === 'success') return `${done}.${skipped}`;
 
   const problems = result.transactions
     .filter((t) => t.status !== 'success')
     .map((t) => `transaction ${t.signature} ${t.status === 'pending' ? 'is pending' : `failed: ${t.error}`}`);
-  const landedSome = result.closedAccounts.length > 0 || result.excessWithdrawnLamports > 0n;
   if (result.status === 'pending') {
     return (
       `The transactions were sent but their confirmation could not be observed in time, so the outcome is unknown: ` +
@@ -57,21 +64,24 @@ export function describeOutcome(result: Omit<OperationResult, 'message'>, operat
   return `It failed: ${problems.join('; ')}.${partial}${skipped}`;
 }
 
-/** The human sentence of a reclaim of many wallets: the same parts (what landed, the money, what was skipped, what went wrong). */
+/** The sentence of one owner's burn or reclaim. */
+export function describeOutcome(result: Omit<OperationResult, 'message'>, operation: OperationKind, mint: MintState | null): string {
+  const money =
+    `reclaimed ${formatSol(result.reclaimedLamports + result.excessWithdrawnLamports)} SOL, ` +
+    `fees ${formatSol(result.feeLamports)} SOL${result.sponsored ? ' (paid by the fee sponsor and repaid from the reclaimed rent)' : ''}, ` +
+    `net ${formatNetSol(result.netLamports)} SOL`;
+  const landedSome = result.closedAccounts.length > 0 || result.excessWithdrawnLamports > 0n;
+  return describeLanding(result, `${whatWasDone(result, operation, mint)}; ${money}`, landedSome);
+}
+
+/** The sentence of a reclaim of many wallets: what landed is counted over its transactions, the rent goes to one destination. */
 export function describeManyOutcome(result: Omit<ManyResult, 'message'>, owners: number): string {
-  const closed = result.transactions.filter((t) => t.status === 'success').reduce((sum, t) => sum + t.closedAccounts.length, 0);
-  const landed = result.transactions.filter((t) => t.status === 'success').length;
+  const landed = result.transactions.filter((t) => t.status === 'success');
+  const closed = landed.reduce((sum, t) => sum + t.closedAccounts.length, 0);
   const money =
     `${formatSol(result.reclaimedLamports)} SOL of rent to ${result.destination}, fees ${formatSol(result.feeLamports)} SOL paid by ${result.feePayer}, ` +
     `net ${formatNetSol(result.netLamports)} SOL`;
-  const skipped = result.skippedAccounts.length > 0 ? ` Skipped ${result.skippedAccounts.length} account${result.skippedAccounts.length === 1 ? '' : 's'}: ${[...new Set(result.skippedAccounts.map((s) => s.reason))].join('; ')}.` : '';
-  const done = `Closed ${closed} account${closed === 1 ? '' : 's'} of ${owners} owner${owners === 1 ? '' : 's'} in ${landed} of ${result.transactions.length} transaction${result.transactions.length === 1 ? '' : 's'}: ${money}`;
-  if (result.status === 'success') return `${done}.${skipped}`;
-  const problems = result.transactions
-    .filter((t) => t.status !== 'success')
-    .map((t) => `transaction ${t.signature} ${t.status === 'pending' ? 'is pending' : `failed: ${t.error}`}`);
-  if (result.status === 'pending') {
-    return `${problems.join('; ')}. Check with GET /api/transactions/{signature}; do not send the reclaim again before it is final. Meanwhile: ${done}.${skipped}`;
-  }
-  return `It failed in part: ${problems.join('; ')}. ${done}.${skipped}`;
+  const transactions = `${landed.length} of ${result.transactions.length} transaction${result.transactions.length === 1 ? '' : 's'}`;
+  const done = `Closed ${accounts(closed)} of ${owners} owner${owners === 1 ? '' : 's'} in ${transactions}: ${money}`;
+  return describeLanding(result, done, closed > 0);
 }

@@ -62,7 +62,7 @@ export async function landTransactions(
     }),
   );
   if (outcomes.length > 0 && outcomes.every((o) => o.kind === 'not-sent')) {
-    throw new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node could not be reached to send the transactions; nothing was sent. Try again shortly.', {
+    throw new CinderError('RPC_UNAVAILABLE', { reason: 'cannotSend' }, {
       headers: { 'retry-after': '5' },
     });
   }

@@ -15,10 +15,10 @@ import {
   type Transaction,
 } from '@solana/kit';
 import type { ChainAdapter } from '../chain/types.ts';
-import { CinderError } from '../errors.ts';
+import { CinderError, type BlockedAccountsCode } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
-import { ownerBusyDetail, turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
+import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
@@ -98,24 +98,14 @@ export interface PlannedOperation {
 function nothingToDo(request: PipelineRequest, actions: AccountAction[]): CinderError {
   const skipped = skippedOf(actions);
   if (request.operation.kind === 'burn') {
-    if (actions.length === 0) {
-      return new CinderError('NO_TOKEN_ACCOUNT', `${request.owner} has no token account of mint ${request.operation.mint}. Nothing was sent.`);
-    }
+    if (actions.length === 0) return new CinderError('NO_TOKEN_ACCOUNT', { reason: 'none', owner: request.owner, mint: request.operation.mint });
     // Every account of the mint is blocked: the first reason is the answer's code, all are listed.
-    return new CinderError(skipped[0]!.code, `${reasonText(skipped)}. Nothing was sent.`, {
-      extensions: { accounts: skipped.map((s) => s.address), skippedAccounts: skipped },
-    });
+    // A burn's accounts are all of its one mint, which readWallet proved is a mint, so none is
+    // skipped for MINT_NOT_FOUND (the one skip code without a blocked-accounts situation).
+    return new CinderError(skipped[0]!.code as BlockedAccountsCode, { reason: 'blocked', skipped });
   }
-  const asked = [
-    'no empty token account to close',
-    ...(request.operation.burn.length > 0 ? ['no account of the listed mints to burn'] : []),
-    ...(request.operation.withdrawExcess ? ['no excess rent to withdraw'] : []),
-  ];
-  return new CinderError(
-    'NOTHING_TO_RECLAIM',
-    `${request.owner} has nothing to reclaim: ${asked.join(', ')}.${skipped.length > 0 ? ` Skipped: ${reasonText(skipped)}.` : ''} Nothing was sent.`,
-    { extensions: { skippedAccounts: skipped } },
-  );
+  const { burn, withdrawExcess } = request.operation;
+  return new CinderError('NOTHING_TO_RECLAIM', { reason: 'owner', owner: request.owner, burnListed: burn.length > 0, withdrawExcess, skipped });
 }
 
 /** The token accounts a plan's transactions write. */
@@ -167,12 +157,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       chain.getLatestBlockhash(deadline),
     ]);
     if (request.keyIsSeed && state.ownerLamports === 0n && state.accounts.length === 0) {
-      throw new CinderError(
-        'INVALID_PRIVATE_KEY',
-        `userPrivateKey looks like a wallet address, not a private key: read as a 32-byte seed it signs for ${request.owner}, ` +
-          'a wallet with no SOL and no token accounts. Send the 64-byte secret key (Phantom: Export Private Key) instead.',
-        { errors: [{ field: 'userPrivateKey', message: 'this is a wallet address, not a private key' }] },
-      );
+      throw new CinderError('INVALID_PRIVATE_KEY', { reason: 'walletAddress', owner: request.owner }, {
+        errors: [{ field: 'userPrivateKey', message: 'this is a wallet address, not a private key' }],
+      });
     }
     const burnMints = new Set(operation.kind === 'burn' ? [operation.mint] : operation.burn);
     const actions = await planAccountActions(state, { burnMints, withdrawExcess: operation.kind === 'reclaim' && operation.withdrawExcess });
@@ -350,7 +337,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         {
           joinAs: operation.kind === 'burn' ? `burn:${operation.mint}` : 'reclaim',
           busyCode: operation.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
-          busyDetail: ownerBusyDetail(),
           maxWaitMs: turnWaitMs(deadline),
           keepWhile: (result) => result.status === 'pending',
         },

@@ -31,10 +31,7 @@ export interface WalletRead {
 
 /** Decoded a slice at a time (src/plan/slices.ts): a wallet may hold thousands of accounts. */
 function mintNotFound(mint: Address, localChain: boolean): CinderError {
-  const hint = localChain
-    ? ' Cinder is running on its embedded local chain (no SOLANA_RPC_URL set), which only has the mints created on it; set SOLANA_RPC_URL to use a real cluster.'
-    : '';
-  return new CinderError('MINT_NOT_FOUND', `No account exists at mint address ${mint}. Nothing was sent.${hint}`, {
+  return new CinderError('MINT_NOT_FOUND', { mint, localChain }, {
     errors: [{ field: 'mint', message: 'no account at this address' }],
   });
 }
@@ -42,7 +39,7 @@ function mintNotFound(mint: Address, localChain: boolean): CinderError {
 function checkMint(mint: Address, account: RawAccount | null, localChain: boolean): void {
   if (!account) throw mintNotFound(mint, localChain);
   if (!decodeMint(account)) {
-    throw new CinderError('INVALID_MINT', `${mint} is not a mint of the SPL Token or Token-2022 program. Nothing was sent.`, {
+    throw new CinderError('INVALID_MINT', { reason: 'notMint', mint }, {
       errors: [{ field: 'mint', message: 'is not a token mint' }],
     });
   }

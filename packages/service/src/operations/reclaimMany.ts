@@ -25,7 +25,7 @@ import { limitFromSimulation, limitWithoutSimulation, priceAt, type Price } from
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import { rentExemptMinimum } from '../plan/rent.ts';
 import { COMPILES_PER_SLICE, mapConcurrently, mapInSlices, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
-import { ownerBusyDetail, turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
+import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { describeManyOutcome } from './describe.ts';
 import { signLandReport } from './execute.ts';
@@ -127,7 +127,7 @@ const PLACEHOLDER_FEE_PAYER = '11111111111111111111111111111112' as Address;
 const PLACEHOLDER_DESTINATION = '11111111111111111111111111111113' as Address;
 
 function badField(field: string, message: string): CinderError {
-  return new CinderError('VALIDATION_FAILED', `${field} ${message}. Nothing was sent.`, { errors: [{ field, message }] });
+  return new CinderError('VALIDATION_FAILED', { reason: 'item', field, problem: message }, { errors: [{ field, message }] });
 }
 
 const closedOf = (t: ManyOwnerTransaction) => t.actions.map((a) => a.action.account.address);
@@ -206,26 +206,21 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     const addresses = owners.filter((o) => job.seedKeys?.has(o.state.owner) && o.state.ownerLamports === 0n && o.state.accounts.length === 0);
     if (addresses.length > 0) {
       const message = 'looks like a wallet address, not a private key: read as a 32-byte seed it opens a wallet with no SOL and no token accounts; send the 64-byte secret key';
-      throw new CinderError('INVALID_PRIVATE_KEY', `${addresses.map((o) => job.seedKeys!.get(o.state.owner)).join(', ')} ${message}. Nothing was sent.`, {
-        errors: addresses.map((o) => ({ field: job.seedKeys!.get(o.state.owner)!, message })),
-      });
+      const fields = addresses.map((o) => job.seedKeys!.get(o.state.owner)!);
+      throw new CinderError('INVALID_PRIVATE_KEY', { reason: 'keys', fields, problem: message }, { errors: fields.map((field) => ({ field, message })) });
     }
     const closed = new Set(packed.flatMap(closedOf));
     if (closed.has(job.destination)) throw badField('destination', 'is one of the token accounts being closed');
     if (packed.length > maxTransactions) {
       throw new CinderError(
         'VALIDATION_FAILED',
-        `These owners need ${packed.length} transactions; one prepare holds at most ${maxTransactions}. Send fewer owners per request. Nothing was prepared.`,
+        { reason: 'tooManyTransactions', transactions: packed.length, max: maxTransactions },
         { errors: [{ field: 'owners', message: `needs ${packed.length} transactions, more than ${maxTransactions}` }] },
       );
     }
     if (packed.length === 0) {
       const skipped = summarize(owners, []).skippedAccounts;
-      throw new CinderError(
-        'NOTHING_TO_RECLAIM',
-        `None of the ${job.owners.length} owners has an account to close.${skipped.length > 0 ? ` Skipped: ${skipped.map((s) => s.reason).join('; ')}.` : ''} Nothing was sent.`,
-        { extensions: { skippedAccounts: skipped } },
-      );
+      throw new CinderError('NOTHING_TO_RECLAIM', { reason: 'owners', owners: job.owners.length, skipped });
     }
     const reserve = rentExemptMinimum(rent!, 0);
     const feePayerLamports = also.get(job.feePayer)?.lamports ?? 0n;
@@ -272,11 +267,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       const culprits = suspects.flatMap((suspect, i) => (alone[i] === null ? [] : [{ suspect, err: alone[i] }]));
       if (culprits.length === 0 || round === REJECTION_ROUNDS) {
         const first = failed[0]!;
-        throw new CinderError(
-          'TRANSACTION_REJECTED',
-          `The transaction of owners ${first.transaction.owners.join(', ')} would fail on chain (${describeTransactionError(first.err)}); ` +
-            'their accounts changed since they were read, or cannot be closed. Preview again. Nothing was sent.',
-        );
+        throw new CinderError('TRANSACTION_REJECTED', { reason: 'owners', owners: first.transaction.owners, error: describeTransactionError(first.err) });
       }
       for (const { suspect, err } of culprits) {
         const owner = suspect.state.owner;
@@ -292,9 +283,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         job.destination,
       );
       if (current.length === 0) {
-        throw new CinderError('TRANSACTION_REJECTED', `${[...new Set(rejected.map((r) => r.reason))].join('; ')}. Nothing was sent.`, {
-          extensions: { skippedAccounts: rejected },
-        });
+        throw new CinderError('TRANSACTION_REJECTED', { reason: 'accounts', skipped: rejected });
       }
     }
   }
@@ -326,7 +315,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         },
         {
           busyCode: 'RECLAIM_IN_PROGRESS',
-          busyDetail: ownerBusyDetail(sorted[i]!),
+          busyWallet: sorted[i]!,
           maxWaitMs: turnWaitMs(deadline),
           keepWhile,
         },

@@ -106,7 +106,7 @@ const reportFields = (c: Candidate) => ({
 });
 
 function relayTokenInvalid(detail: string): CinderError {
-  return new CinderError('RELAY_TOKEN_INVALID', `${detail} Nothing was sent.`, { errors: [{ field: 'relayToken', message: detail }] });
+  return new CinderError('RELAY_TOKEN_INVALID', { reason: 'token', problem: detail }, { errors: [{ field: 'relayToken', message: detail }] });
 }
 
 /** The node's reading of a signed transaction (simulationFailure.ts), worded for the relay's request fields. */
@@ -114,7 +114,7 @@ function simulationRefusal(candidate: Candidate, err: unknown): CinderError {
   switch (classifySimulationError(err)) {
     case 'fee-payer':
       if (candidate.sponsored) {
-        return new CinderError('SPONSOR_UNAVAILABLE', 'The fee sponsor cannot pay fees right now. Nothing was sent; try again later.', {
+        return new CinderError('SPONSOR_UNAVAILABLE', { reason: 'cannotPay' }, {
           headers: { 'retry-after': '30' },
         });
       }
@@ -302,7 +302,7 @@ export function createRelay(deps: RelayDeps): Relay {
   return async function relay(request: RelayRequest): Promise<RelayResult> {
     const deadline = Date.now() + deps.burnDeadlineMs;
     if (request.transactions.length === 0 || request.transactions.length > MAX_RELAY_TRANSACTIONS) {
-      throw new CinderError('VALIDATION_FAILED', `transactions must hold 1 to ${MAX_RELAY_TRANSACTIONS} transactions.`, {
+      throw new CinderError('VALIDATION_FAILED', { reason: 'relayCount', max: MAX_RELAY_TRANSACTIONS }, {
         errors: [{ field: 'transactions', message: `must hold 1 to ${MAX_RELAY_TRANSACTIONS} transactions` }],
       });
     }

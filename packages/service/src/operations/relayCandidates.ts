@@ -58,7 +58,7 @@ export const field = (index: number) => `transactions.${index}`;
 export type RefusalCode = 'INVALID_TRANSACTION' | 'TRANSACTION_NOT_SIGNED' | 'PROGRAM_NOT_ALLOWED' | 'INSTRUCTION_NOT_ALLOWED' | 'TRANSACTIONS_CONFLICT' | 'TRANSACTION_REJECTED';
 
 export function refuse(code: RefusalCode, index: number, problem: string): CinderError {
-  return new CinderError(code, `${field(index)} ${problem}. Nothing was sent.`, { errors: [{ field: field(index), message: problem }] });
+  return new CinderError(code, { reason: 'item', field: field(index), problem }, { errors: [{ field: field(index), message: problem }] });
 }
 
 const base64 = getBase64Encoder();

@@ -32,8 +32,9 @@ export function classifySimulationError(err: unknown): SimulationFailureKind {
 
 /** The fee payer's failure, worded once: 400 INSUFFICIENT_SOL_FOR_FEE naming the payer (and the request's field, when there is one). */
 export function feePayerCannotPay(payer: Address, field?: string): CinderError {
+  const context = { reason: 'simulation', feePayer: payer, ...(field ? { field } : {}) } as const;
   const problem = `${payer} does not hold enough SOL to pay the transaction fee`;
-  return new CinderError('INSUFFICIENT_SOL_FOR_FEE', `${field ? `${field}: ` : ''}${problem}. Nothing was sent.`, field ? { errors: [{ field, message: problem }] } : {});
+  return new CinderError('INSUFFICIENT_SOL_FOR_FEE', context, field ? { errors: [{ field, message: problem }] } : {});
 }
 
 /** The answer of a plan's simulation (compile.ts): what stands in the way, as a CinderError. */
@@ -42,10 +43,10 @@ export function simulationFailure(err: unknown, payer: Address): CinderError {
     case 'fee-payer':
       return feePayerCannotPay(payer);
     case 'frozen':
-      return new CinderError('ACCOUNT_FROZEN', 'A token account is frozen. Nothing was sent.');
+      return new CinderError('ACCOUNT_FROZEN', { reason: 'simulation' });
     case 'paused':
-      return new CinderError('MINT_PAUSED', 'The mint is paused. Nothing was sent.');
+      return new CinderError('MINT_PAUSED', { reason: 'simulation' });
     default:
-      return new CinderError('TRANSACTION_REJECTED', `The transaction would fail on chain (${describeTransactionError(err)}). Nothing was sent.`);
+      return new CinderError('TRANSACTION_REJECTED', { reason: 'simulation', error: describeTransactionError(err) });
   }
 }

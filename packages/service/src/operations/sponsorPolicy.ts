@@ -1,6 +1,8 @@
 /**
  * The fee sponsor's policy, in one place (docs/architecture.md, "The sponsor's policy, in one place"). Prepare,
  * the keyed doors and the relay ask it; they never decide about the sponsor's money themselves.
+ * Its rules on a plan or a signed message (the fee bound, what it signs) are in sponsorRules.ts;
+ * here are the budgets, strikes and turns, and how sponsored sends land. Both are this one policy.
  *
  * A transaction that fails on chain still charges its fee payer, and anyone can make a sponsored
  * transaction fail by changing its accounts first (the owner closes one of them straight on chain
@@ -41,19 +43,18 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { CinderError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { signatureFees } from '../plan/fees.ts';
-import { sponsorFloorHolds } from '../plan/walletAdditions.ts';
 import { formatSol } from '../plan/priorityFee.ts';
-import { innerProgramNotAllowed, RELAY_ALLOWED_PROGRAMS, type RelayableMessage } from '../plan/relayRules.ts';
-import { canRepaySponsor, sponsorCanPay } from '../plan/money.ts';
+import type { innerProgramNotAllowed, RelayableMessage } from '../plan/relayRules.ts';
 import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
 import type { SponsoredTurn, SponsorLedger } from '../store/sponsorLedger.ts';
 import { reportOf } from '../chain/verdicts.ts';
 import { reportLanding, type LandingOutcome, type LandingReport, type SignedForSending } from './land.ts';
 import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
-import { cannotRepaySponsor as cannotRepaySponsorError, decodeMessage, refuseMessage, sponsoredMessage, type SponsoredMessage } from './sponsoredMessage.ts';
+import { refuseMessage, type SponsoredMessage } from './sponsoredMessage.ts';
+import { createSponsorRules, type CosignContext } from './sponsorRules.ts';
 
 export { cannotRepaySponsor, manyOwnersNotSponsored, type SponsoredMessage } from './sponsoredMessage.ts';
+export type { CosignContext } from './sponsorRules.ts';
 
 /**
  * How long a sponsored turn lasts at the latest: a message relayed now can land while its blockhash
@@ -79,7 +80,6 @@ export function reportSponsoredLanding(outcome: SponsoredOutcome): LandingReport
   return outcome.kind === 'withheld' ? reportOf({ kind: 'not-sent', reason: `not sent: ${outcome.reason}` }) : reportLanding(outcome);
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const retryAfter = (until: number) => String(Math.max(1, Math.ceil((until - Date.now()) / 1000)));
 
 export interface SponsorPolicyDeps {
@@ -93,17 +93,6 @@ export interface SponsorPolicyDeps {
   logger: Logger;
 }
 
-/** What `cosign` is told besides the message. */
-export interface CosignContext {
-  /** The message's place in its request (for the answer's field names). */
-  index: number;
-  /**
-   * The sponsor's balance and what this request's sponsored transactions could cost it: needed only
-   * for a message carrying a wallet's guard on the sponsor's balance (the relay reads them then).
-   */
-  floor?: { sponsorLamports: bigint; requestFeesLamports: bigint };
-}
-
 /** A token account written by a sponsored message in flight, and that message's turn. */
 export interface SponsoredConflict {
   account: Address;
@@ -111,37 +100,29 @@ export interface SponsoredConflict {
 }
 
 /** The 409 of an operation of a wallet whose own signed sponsored messages are in flight: it names them. */
-export function sponsoredInFlight(turn: SponsoredTurn, what = `A sponsored operation of ${turn.owner}`): CinderError {
+export function sponsoredInFlight(turn: SponsoredTurn, what?: string): CinderError {
   const signatures = turn.signatures.filter((s) => s !== '');
-  const named = signatures.length > 0 ? ` (${signatures.join(', ')})` : '';
   return new CinderError(
     'SPONSORED_OPERATION_IN_PROGRESS',
-    `${what} is in flight: its owner-signed sponsored transaction${signatures.length === 1 ? '' : 's'}${named} may land until ${iso(turn.expiresAt)} at the latest (until ${signatures.length === 1 ? 'it lands or expires' : 'they land or expire'}); ` +
-      'a wallet has one at a time, so that none of its transactions can make another fail at the sponsor\'s cost. Nothing was sent; retry once it has landed.',
-    { headers: { 'retry-after': retryAfter(turn.expiresAt) }, extensions: { expiresAt: iso(turn.expiresAt), signatures } },
+    { reason: 'inFlight', owner: turn.owner, ...(what === undefined ? {} : { what }), signatures, expiresAt: new Date(turn.expiresAt) },
+    { headers: { 'retry-after': retryAfter(turn.expiresAt) } },
   );
 }
 
 export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
   const { config, ledger } = deps;
   const sponsor = deps.signer.address;
-  const signatureFeeLamports = signatureFees(2);
+  // What it pays for (sponsorRules.ts); a guard's floor on its balance counts what is in flight.
+  const rules = createSponsorRules({ sponsor, config, reservedLamports: async (owner) => (await ledger.losses(owner, LOSS_WINDOW_MS)).reserved });
 
   function declined(owner: Address, until: number, why: string): CinderError {
-    return new CinderError(
-      'SPONSOR_DECLINED',
-      `The fee sponsor does not pay for ${owner} until ${iso(until)}: ${why}. Pay the fee from the wallet itself ` +
-        '(send feePayer "owner" after funding it with a little SOL). Nothing was sent.',
-      { headers: { 'retry-after': retryAfter(until) }, extensions: { until: iso(until) } },
-    );
+    return new CinderError('SPONSOR_DECLINED', { owner, until: new Date(until), why }, { headers: { 'retry-after': retryAfter(until) } });
   }
 
   function unavailable(lost: bigint, reserved: bigint, until: number): CinderError {
-    const inFlight = reserved > 0n ? ` and ${formatSol(reserved)} SOL is at risk in sponsored transactions in flight` : '';
     return new CinderError(
       'SPONSOR_UNAVAILABLE',
-      `The fee sponsor has reached its loss budget of ${formatSol(config.maxLossLamportsPerHour)} SOL an hour: ${formatSol(lost)} SOL was lost to sponsored transactions that failed on chain in the last hour${inFlight}; ` +
-        `it pays again from ${iso(until)}. Nothing was sent.`,
+      { reason: 'lossBudget', budget: config.maxLossLamportsPerHour, lost, atRisk: reserved, until: new Date(until) },
       { headers: { 'retry-after': retryAfter(until) } },
     );
   }
@@ -158,51 +139,6 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       const until = losses.global >= config.maxLossLamportsPerHour ? losses.endsAt : Math.min(losses.endsAt, Date.now() + SPONSORED_TURN_MS);
       throw unavailable(losses.global, losses.reserved, until);
     }
-  }
-
-  /**
-   * A guard's floor on the sponsor's balance holds when the sponsor, less the fees of this
-   * request's sponsored transactions and of every sponsored transaction in flight (each lost if
-   * it fails), still has it: only the sponsor's own spending can lower its balance.
-   */
-  async function assertFloorHolds(index: number, owner: Address, floor: bigint | null, sponsorLamports: bigint, requestFeesLamports: bigint): Promise<void> {
-    if (floor === null) return;
-    const { reserved } = await ledger.losses(owner, LOSS_WINDOW_MS);
-    if (sponsorFloorHolds(floor, sponsorLamports, requestFeesLamports + reserved)) return;
-    throw refuseMessage(
-      index,
-      `has a safety check its wallet added that requires the fee sponsor to hold at least ${formatSol(floor)} SOL, which it may not hold when this transaction runs ` +
-        `(it holds ${formatSol(sponsorLamports)} SOL, ${formatSol(requestFeesLamports + reserved)} SOL of it at stake in sponsored transactions): pay the fee yourself without the sponsor`,
-    );
-  }
-
-  /** Every check before the sponsor's signature, on the message exactly as it will be signed. */
-  async function check(transaction: Transaction, context: CosignContext): Promise<SponsoredMessage> {
-    const paid = sponsoredMessage(context.index, decodeMessage(context.index, transaction), sponsor, config.maxFeeLamports);
-    if (paid.sponsorFloor !== null) {
-      // A guard reading the sponsor's balance: only a relay of the owner's signed message carries one.
-      if (!context.floor) throw refuseMessage(context.index, 'has a safety check on the fee sponsor\'s balance where none can be checked');
-      await assertFloorHolds(context.index, paid.owner, paid.sponsorFloor, context.floor.sponsorLamports, context.floor.requestFeesLamports);
-    }
-    return paid;
-  }
-
-  /**
-   * The fee bound, on the most each planned transaction can cost (two signatures + its share of
-   * the priority fee): a caller's priorityFee over it is a 400 that names the bound.
-   */
-  function assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void {
-    const largest = feeUpperBounds.reduce((max, fee) => (fee > max ? fee : max), 0n);
-    if (largest <= config.maxFeeLamports) return;
-    const maxPriority = config.maxFeeLamports - signatureFeeLamports;
-    const problem =
-      `with feePayer "sponsor" the fee of each transaction is at most ${formatSol(config.maxFeeLamports)} SOL ` +
-      `(two signatures and a priority fee of at most ${formatSol(maxPriority > 0n ? maxPriority : 0n)} SOL per transaction; ` +
-      `this plan has ${feeUpperBounds.length} transaction${feeUpperBounds.length === 1 ? '' : 's'}, one would cost up to ${formatSol(largest)} SOL)`;
-    throw new CinderError('INVALID_PRIORITY_FEE', `priorityFee is too high: ${problem}. Lower priorityFee, or pay the fee yourself. Nothing was sent.`, {
-      errors: [{ field: 'priorityFee', message: problem }],
-      extensions: { maxFeeLamports: config.maxFeeLamports.toString() },
-    });
   }
 
   async function recordLoss(owner: Address, send: SponsoredSend): Promise<void> {
@@ -253,30 +189,7 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       if (turn) throw sponsoredInFlight(turn);
     },
 
-    assertFeeWithinBound,
-
-    assertCanPayPlan(feeUpperBounds: readonly bigint[], sponsorLamports: bigint, reserve: bigint): void {
-      assertFeeWithinBound(feeUpperBounds);
-      if (!sponsorCanPay(sponsorLamports, feeUpperBounds, reserve)) {
-        throw new CinderError('SPONSOR_UNAVAILABLE', `The fee sponsor holds ${formatSol(sponsorLamports)} SOL, too little to pay fees now. Nothing was sent; try again later.`, {
-          headers: { 'retry-after': '30' },
-        });
-      }
-    },
-
-    assertInvokesOnlyAllowed(innerPrograms: Parameters<typeof innerProgramNotAllowed>[0]): void {
-      // An extension of a mint could make a token instruction call another program.
-      const invoked = innerProgramNotAllowed(innerPrograms);
-      if (!invoked) return;
-      throw new CinderError(
-        'PROGRAM_NOT_ALLOWED',
-        `A sponsored transaction would invoke ${invoked}; the fee sponsor pays only for ${[...RELAY_ALLOWED_PROGRAMS.values()].join(', ')} at any depth. Nothing was sent.`,
-      );
-    },
-
-    assertRepaid(ownerLamports: bigint, transactions: readonly { returnsLamports: bigint; feeLamports: bigint }[], reserve: bigint): void {
-      for (const t of transactions) if (!canRepaySponsor(ownerLamports, t.returnsLamports, t.feeLamports, reserve)) throw cannotRepaySponsorError();
-    },
+    ...rules,
 
     /**
      * The owner signed these sponsored messages and they are about to be sent: the wallet's turn
@@ -334,14 +247,8 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
       return found;
     },
 
-    paysFor(index: number, message: RelayableMessage): SponsoredMessage {
-      return sponsoredMessage(index, message, sponsor, config.maxFeeLamports);
-    },
-
-    check,
-
     async cosign(transaction: Transaction, context: CosignContext): Promise<{ transaction: Transaction; paid: SponsoredMessage }> {
-      const paid = await check(transaction, context);
+      const paid = await rules.check(transaction, context);
       // The one place the sponsor's key signs, and only after every check above passed.
       return { transaction: await partiallySignTransaction([deps.signer.keyPair], transaction), paid };
     },
@@ -426,8 +333,6 @@ export function createSponsorPolicy(deps: SponsorPolicyDeps): SponsorPolicy {
         },
         {
           busyCode: 'SPONSORED_OPERATION_IN_PROGRESS',
-          busyDetail:
-            'Another sponsored transaction of this wallet is landing, or was sent and may still land (for up to about a minute). Nothing was sent by this request; retry shortly.',
           maxWaitMs: turnWaitMs(options.deadline),
           keepWhile: (outcomes) => outcomes.some((o) => o.kind === 'unknown'),
         },

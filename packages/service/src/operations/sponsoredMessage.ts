@@ -22,7 +22,7 @@ export interface SponsoredMessage {
 /** RELAY_TOKEN_INVALID naming the request's transaction: the sponsor does not sign it. */
 export function refuseMessage(index: number, problem: string): CinderError {
   const field = `transactions.${index}`;
-  return new CinderError('RELAY_TOKEN_INVALID', `${field} ${problem}; the fee sponsor does not sign it. Nothing was sent.`, {
+  return new CinderError('RELAY_TOKEN_INVALID', { reason: 'field', field, problem }, {
     errors: [{ field, message: problem }],
   });
 }
@@ -80,17 +80,14 @@ export function sponsoredMessage(index: number, message: RelayableMessage, spons
 
 /** A sponsored transaction whose closes would not repay the sponsor in full: never sent (the sponsor would pay for a failure). */
 export function cannotRepaySponsor(): CinderError {
-  return new CinderError(
-    'FEE_EXCEEDS_RECLAIM',
-    'The fee sponsor only pays for transactions whose reclaimed rent repays it in full, leaving the owner a valid balance; this one would not. Nothing was sent.',
-  );
+  return new CinderError('FEE_EXCEEDS_RECLAIM', { reason: 'sponsorNotRepaid' });
 }
 
 /** Many owners in one transaction: the sponsor pays one owner per turn, repaid from that owner's rent, so it does not pay for them. */
 export function manyOwnersNotSponsored(): CinderError {
   const message =
     'the fee sponsor pays only one owner per turn, repaid from that owner\'s own rent in the same transaction; a transaction shared by many owners would need each of them to repay it, which its policy does not check: give the address of a wallet of yours that holds the fees';
-  return new CinderError('VALIDATION_FAILED', `feePayer "sponsor" is not available for many owners: ${message}. Nothing was sent.`, { errors: [{ field: 'feePayer', message }] });
+  return new CinderError('VALIDATION_FAILED', { reason: 'sponsorForMany', problem: message }, { errors: [{ field: 'feePayer', message }] });
 }
 
 /**
@@ -103,8 +100,7 @@ export function assertFitsOneRelayToken(accountsPerTransaction: readonly number[
   const accounts = accountsPerTransaction.reduce((sum, n) => sum + n, 0);
   throw new CinderError(
     'SPONSORED_OPERATION_TOO_LARGE',
-    `A sponsored operation holds at most ${MAX_RELAY_TOKEN_MESSAGES} transactions; this one needs ${accountsPerTransaction.length} (${accounts.toLocaleString('en-US')} accounts). ` +
-      `Send the wallet ${formatSol(feeLamports)} SOL or more for its fees and prepare again with feePayer "owner": the wallet pays its own fees and gets the whole rent back.`,
+    { max: MAX_RELAY_TOKEN_MESSAGES, transactions: accountsPerTransaction.length, accounts, fees: feeLamports },
     { errors: [{ field: 'feePayer', message: `sponsored operations hold at most ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
   );
 }

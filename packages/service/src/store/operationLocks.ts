@@ -33,16 +33,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { CinderError, ERROR_CODES, type CinderErrorCode } from '../errors.ts';
+import { CinderError, ERROR_CODES, type CinderErrorCode, type CinderErrorContext, type FieldProblem } from '../errors.ts';
 
 export type BusyCode = 'BURN_IN_PROGRESS' | 'RECLAIM_IN_PROGRESS' | 'SPONSORED_OPERATION_IN_PROGRESS';
 
 /** How long an operation waits for its turn: half of what is left before its deadline (the other half is for its own work). */
 export const turnWaitMs = (deadline: number): number => Math.max(0, Math.floor((deadline - Date.now()) / 2));
 
-/** The 409 detail of an owner whose turn another burn or reclaim holds (one owner's doors and many-owner jobs alike). */
-export const ownerBusyDetail = (owner = 'this wallet'): string =>
-  `Another burn or reclaim of ${owner} is running, or sent transactions that may still land (for up to about a minute). Nothing was sent by this request; retry shortly.`;
 
 export interface RunOptions<T = unknown> {
   busyCode: BusyCode;
@@ -64,8 +61,8 @@ export interface HeldLock {
 }
 
 export interface TurnOptions<T = unknown> extends RunOptions<T> {
-  /** The 409's detail when the turn does not come in time. */
-  busyDetail: string;
+  /** The wallet the 409 names when the turn does not come in time: `this wallet` (the default), or an owner's address where a request names several. */
+  busyWallet?: string;
   /**
    * The operation this caller runs (no `|`): while the same operation has the key's turn, or holds
    * it for landing, this caller joins it (same answer) instead of running its own `fn`.
@@ -150,40 +147,63 @@ interface LockCommands {
   cinderLockRelease(lockKey: string, outcomeKey: string, token: string, outcome: string, outcomeTtlMs: number, keep: string): Promise<number>;
 }
 
-/** An outcome as JSON: bigints tagged (burn results hold lamports), errors only when they are CinderErrors. */
-type Outcome = { ok: true; value: unknown } | { ok: false; error: { code: string; detail: string; headers: Record<string, string>; extensions: Record<string, unknown>; errors?: { field: string; message: string }[] } };
+/**
+ * An outcome as JSON: bigints and Dates tagged (burn results hold lamports, error contexts amounts
+ * and instants), errors only when they are CinderErrors, kept as their code and context so that a
+ * waiter of another instance words them with the catalogue, as the holder did.
+ */
+type Outcome =
+  | { ok: true; value: unknown }
+  | { ok: false; error: { code: string; context: unknown; headers: Record<string, string>; errors?: FieldProblem[] } };
 
 export function encodeOutcome(outcome: Outcome): string {
-  return JSON.stringify(outcome, (_key, value: unknown) => (typeof value === 'bigint' ? { $bigint: value.toString() } : value));
+  // `this[key]` is the value before its toJSON: a Date must be tagged before it becomes a string.
+  return JSON.stringify(outcome, function (this: Record<string, unknown>, key, value: unknown) {
+    const raw = this[key];
+    if (raw instanceof Date) return { $date: raw.toISOString() };
+    return typeof value === 'bigint' ? { $bigint: value.toString() } : value;
+  });
 }
 
 export function decodeOutcome(text: string): Outcome {
   return JSON.parse(text, (_key, value: unknown) => {
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const tagged = value as { $bigint?: unknown };
-      if (typeof tagged.$bigint === 'string' && Object.keys(value).length === 1) return BigInt(tagged.$bigint);
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1) {
+      const tagged = value as { $bigint?: unknown; $date?: unknown };
+      if (typeof tagged.$bigint === 'string') return BigInt(tagged.$bigint);
+      if (typeof tagged.$date === 'string') return new Date(tagged.$date);
     }
     return value;
   }) as Outcome;
 }
 
-function outcomeError(error: Extract<Outcome, { ok: false }>['error']): CinderError {
-  const code = (ERROR_CODES as string[]).includes(error.code) ? (error.code as CinderErrorCode) : 'INTERNAL_ERROR';
-  return new CinderError(code, error.detail, {
-    headers: error.headers,
-    extensions: error.extensions,
-    ...(error.errors ? { errors: error.errors } : {}),
-  });
+const encodeError = (error: CinderError): Extract<Outcome, { ok: false }>['error'] => ({
+  code: error.code,
+  context: error.context,
+  headers: error.headers,
+  ...(error.errors ? { errors: error.errors } : {}),
+});
+
+/**
+ * The holder's error, worded again by the catalogue. A record this version cannot word (a code it
+ * does not know, or a context of another shape, left by an instance of another version) is a 500:
+ * its words are never taken from the store.
+ */
+export function outcomeError(error: Extract<Outcome, { ok: false }>['error']): CinderError {
+  const options = { headers: error.headers, ...(error.errors ? { errors: error.errors } : {}) };
+  if ((ERROR_CODES as string[]).includes(error.code)) {
+    try {
+      return new CinderError(error.code as CinderErrorCode, error.context as CinderErrorContext<CinderErrorCode>, options);
+    } catch {
+      // falls through to the 500 below
+    }
+  }
+  return new CinderError('INTERNAL_ERROR', {}, options);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function unavailable(cause: unknown): CinderError {
-  return new CinderError(
-    'SERVICE_UNAVAILABLE',
-    'The lock store (Redis) is unavailable, so this operation cannot be run safely; nothing was sent. Retry shortly.',
-    { headers: { 'retry-after': '5' }, cause },
-  );
+  return new CinderError('SERVICE_UNAVAILABLE', { reason: 'lockStore' }, { headers: { 'retry-after': '5' }, cause });
 }
 
 export function createOperationLocks(options: OperationLocksOptions): OperationLocks {
@@ -245,10 +265,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
       return value;
     } catch (error) {
       if (error instanceof CinderError) {
-        outcome = {
-          ok: false,
-          error: { code: error.code, detail: error.message, headers: error.headers, extensions: error.extensions, ...(error.errors ? { errors: error.errors } : {}) },
-        };
+        outcome = { ok: false, error: encodeError(error) };
       }
       throw error;
     } finally {
@@ -315,7 +332,8 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
     return value;
   }
 
-  const busyError = (code: BusyCode, detail: string) => () => new CinderError(code, detail, { headers: { 'retry-after': '2' } });
+  const busyError = (code: BusyCode, wallet = 'this wallet') => () =>
+    new CinderError(code, { reason: 'busy', wallet, holder: code === 'SPONSORED_OPERATION_IN_PROGRESS' ? 'sponsored transaction' : 'burn or reclaim' }, { headers: { 'retry-after': '2' } });
 
   /** In this process: whose turn it is per key, and a promise that settles when it ends. */
   const turns = new Map<string, Promise<void>>();
@@ -341,7 +359,7 @@ export function createOperationLocks(options: OperationLocksOptions): OperationL
   /** The turn itself: wait in this process, then (with Redis) across instances, run, and keep the turn while held for landing. */
   async function turn<T>(key: string, fn: (lock: HeldLock) => Promise<T>, turnOptions: TurnOptions<T>, hold: { until: number }): Promise<T> {
     const giveUpAt = Date.now() + turnOptions.maxWaitMs;
-    const busy = busyError(turnOptions.busyCode, turnOptions.busyDetail);
+    const busy = busyError(turnOptions.busyCode, turnOptions.busyWallet);
     // This process's callers queue here first, so only one of them at a time asks Redis.
     const release = await waitForTurnInProcess(key, giveUpAt, busy);
     try {

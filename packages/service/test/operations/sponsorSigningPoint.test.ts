@@ -41,7 +41,8 @@ it('the policy signs in one function, cosign, after its checks', () => {
   assert.equal(signing.length, 1, 'one signing call in the policy');
   const cosign = policy.slice(policy.indexOf('async cosign('));
   const body = cosign.slice(0, cosign.indexOf('\n    },'));
-  assert.match(body, /await check\(transaction, context\)[\s\S]*partiallySignTransaction\(\[deps\.signer\.keyPair\], transaction\)/);
+  // Its checks are the policy's rules (src/operations/sponsorRules.ts `check`).
+  assert.match(body, /await rules\.check\(transaction, context\)[\s\S]*partiallySignTransaction\(\[deps\.signer\.keyPair\], transaction\)/);
   // The policy's signer is used nowhere else in it.
   assert.equal([...policy.matchAll(/deps\.signer\.keyPair/g)].length, 1);
 });

@@ -11,15 +11,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import type { Redis } from 'ioredis';
-import { CinderError } from '../../src/errors.ts';
+import { CinderError, messageOf, toProblem } from '../../src/errors.ts';
 import { createMetrics } from '../../src/metrics.ts';
-import { createOperationLocks, decodeOutcome, encodeOutcome } from '../../src/store/operationLocks.ts';
+import { createOperationLocks, decodeOutcome, encodeOutcome, outcomeError } from '../../src/store/operationLocks.ts';
 import { closeRedis, createRedisClient } from '../../src/store/redis.ts';
 import { startTestRedis, type TestRedis } from '@cinder/testkit';
 
 const logger = pino({ level: 'silent' });
-const burn = { busyCode: 'BURN_IN_PROGRESS' as const, maxWaitMs: 10_000, busyDetail: 'A burn of this mint is under way. Nothing was sent by this request; retry shortly.', joinAs: 'burn:mint' };
-const turn = { busyCode: 'RECLAIM_IN_PROGRESS' as const, maxWaitMs: 10_000, busyDetail: 'another operation of this wallet is under way' };
+const burn = { busyCode: 'BURN_IN_PROGRESS' as const, maxWaitMs: 10_000, joinAs: 'burn:mint' };
+const BUSY_WALLET = 'Own1111111111111111111111111111111111111111';
+const turn = { busyCode: 'RECLAIM_IN_PROGRESS' as const, maxWaitMs: 10_000, busyWallet: BUSY_WALLET };
+/** The 409 of `turn` when its turn does not come: the catalogue's words, naming the wallet. */
+const turnBusy = messageOf('RECLAIM_IN_PROGRESS', { reason: 'busy', wallet: BUSY_WALLET, holder: 'burn or reclaim' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A promise and the functions that settle it, so a test decides when an operation ends. */
@@ -67,7 +70,7 @@ describe('operation locks in one process (no Redis)', () => {
     };
     const first = locks.withLock(key, fn, burn);
     const second = locks.withLock(key, fn, burn);
-    const error = new CinderError('NO_TOKEN_ACCOUNT', 'none');
+    const error = new CinderError('NO_TOKEN_ACCOUNT', { reason: 'none', owner: 'Own1', mint: 'Mint1' });
     release.reject(error);
     await assert.rejects(first, (e) => e === error);
     await assert.rejects(second, (e) => e === error);
@@ -137,7 +140,7 @@ describe('operation locks in one process (no Redis)', () => {
     let calls = 0;
     await assert.rejects(
       held.withLock(key, async () => String(++calls), { ...turn, maxWaitMs: 100, keepWhile }),
-      (e: unknown) => e instanceof CinderError && e.code === 'RECLAIM_IN_PROGRESS' && e.status === 409 && e.message === turn.busyDetail && e.headers['retry-after'] === '2',
+      (e: unknown) => e instanceof CinderError && e.code === 'RECLAIM_IN_PROGRESS' && e.status === 409 && e.message === turnBusy && e.message.includes(BUSY_WALLET) && e.headers['retry-after'] === '2',
     );
     assert.equal(calls, 0);
     // A final result frees the turn at once.
@@ -185,6 +188,31 @@ describe('outcome encoding', () => {
   it('keeps bigints and nested values exactly', () => {
     const value = { reclaimed: 18_446_744_073_709_551_615n, list: [1n, 'x', null, { fee: 5000n }], n: 3, literal: { $bigint: 'not alone', other: 1 } };
     assert.deepEqual(decodeOutcome(encodeOutcome({ ok: true, value })), { ok: true, value });
+  });
+
+  it('keeps an error as its code and context, Dates and bigints included, never its words', () => {
+    const expiresAt = new Date('2026-01-02T03:04:05.006Z');
+    const error = { code: 'SPONSORED_OPERATION_IN_PROGRESS', context: { reason: 'inFlight', owner: 'Own1', signatures: ['sig1'], expiresAt }, headers: { 'retry-after': '9' } };
+    const text = encodeOutcome({ ok: false, error });
+    assert.ok(!text.includes('in flight'), text);
+    const decoded = decodeOutcome(text);
+    assert.deepEqual(decoded, { ok: false, error });
+    assert.ok(!decoded.ok && (decoded.error.context as { expiresAt: unknown }).expiresAt instanceof Date);
+    const fee = { code: 'FEE_EXCEEDS_RECLAIM', context: { reason: 'net', fees: 2_039_281n, returns: 2_039_280n }, headers: {} };
+    assert.deepEqual(decodeOutcome(encodeOutcome({ ok: false, error: fee })), { ok: false, error: fee });
+  });
+
+  it('words a stored error with the catalogue; a record it cannot word is a 500 with its headers, never its stored words', () => {
+    const fee = outcomeError({ code: 'FEE_EXCEEDS_RECLAIM', context: { reason: 'net', fees: 2_039_281n, returns: 2_039_280n }, headers: {} });
+    assert.equal(fee.code, 'FEE_EXCEEDS_RECLAIM');
+    assert.match(fee.message, /net −0\.000000001 SOL/);
+    assert.equal(fee.extensions.netLamports, '-1');
+    const unknown = outcomeError({ code: 'NO_SUCH_CODE', context: {}, headers: { 'retry-after': '2' } });
+    assert.deepEqual([unknown.code, unknown.status, unknown.headers], ['INTERNAL_ERROR', 500, { 'retry-after': '2' }]);
+    // A context of another shape (an instant stored as a string by another version): the catalogue cannot word it.
+    const reshaped = outcomeError({ code: 'SPONSOR_DECLINED', context: { owner: 'Own1', until: '2026-01-02T03:04:05.000Z', why: 'failed twice' }, headers: {} });
+    assert.equal(reshaped.code, 'INTERNAL_ERROR');
+    assert.equal(reshaped.message, new CinderError('INTERNAL_ERROR').message);
   });
 });
 
@@ -234,23 +262,32 @@ describe('operation locks across instances (one real Redis)', () => {
     assert.equal(await lockValue(key), '$-1', 'released');
   });
 
-  it('the holder\'s CinderError reaches the waiter with its code, detail and headers', async () => {
+  it('the holder\'s CinderError reaches the waiter with its code, context, detail, members, errors and headers', async () => {
     const [a, b] = await Promise.all([instance(), instance()]);
     const key = newKey();
     const release = gate<never>();
     const first = a.withLock(key, () => release.promise, burn);
     await sleep(50);
     const second = b.withLock(key, async () => 'ran', burn);
-    release.reject(new CinderError('RPC_UNAVAILABLE', 'The Solana RPC node did not answer; nothing was sent.', { headers: { 'retry-after': '5' } }));
+    // A context with amounts (bigint) and an instant (Date): the record keeps both exactly.
+    const context = { reason: 'lossBudget', budget: 1_000_000n, lost: 1_000_001n, atRisk: 5000n, until: new Date('2026-01-02T03:04:05.678Z') } as const;
+    const errors = [{ field: 'feePayer', message: 'the sponsor is out of budget' }];
+    const holderError = new CinderError('SPONSOR_UNAVAILABLE', context, { headers: { 'retry-after': '5' }, errors });
+    release.reject(holderError);
     // Both handlers at once: the waiter may learn the outcome before the holder's rejection is seen
     // here, and a rejection with no handler yet fails the test run.
     await Promise.all([
-      assert.rejects(first, { code: 'RPC_UNAVAILABLE' }),
+      assert.rejects(first, { code: 'SPONSOR_UNAVAILABLE' }),
       assert.rejects(second, (e: unknown) => {
         assert.ok(e instanceof CinderError);
-        assert.equal(e.code, 'RPC_UNAVAILABLE');
+        assert.notEqual(e, holderError);
+        assert.equal(e.code, 'SPONSOR_UNAVAILABLE');
         assert.equal(e.status, 503);
-        assert.equal(e.message, 'The Solana RPC node did not answer; nothing was sent.');
+        assert.deepEqual(e.context, context);
+        assert.equal(e.message, holderError.message);
+        assert.match(e.message, /loss budget of 0\.001 SOL .* 0\.001000001 SOL was lost .* 0\.000005 SOL is at risk .* from 2026-01-02T03:04:05\.678Z/);
+        assert.deepEqual(toProblem(e), toProblem(holderError));
+        assert.deepEqual(e.errors, errors);
         assert.deepEqual(e.headers, { 'retry-after': '5' });
         return true;
       }),
@@ -396,7 +433,7 @@ describe('operation locks across instances (one real Redis)', () => {
     }, { ...turn, keepWhile }), 'pending');
     await sleep(600); // two lock TTLs: without the hold the turn would be free
     let bCalls = 0;
-    await assert.rejects(b.withLock(key, async () => String(++bCalls), { ...turn, maxWaitMs: 200, keepWhile }), { code: 'RECLAIM_IN_PROGRESS', message: turn.busyDetail });
+    await assert.rejects(b.withLock(key, async () => String(++bCalls), { ...turn, maxWaitMs: 200, keepWhile }), { code: 'RECLAIM_IN_PROGRESS', message: turnBusy });
     assert.equal(bCalls, 0);
   });
 

@@ -6,7 +6,7 @@ import { isAddress, type Address } from '@solana/kit';
 import Type, { type TSchema } from 'typebox';
 import { formatSol } from '../../plan/priorityFee.ts';
 import { netOf } from '../../plan/net.ts';
-import { CinderError, type CinderErrorCode, type FieldProblem } from '../../errors.ts';
+import { CinderError, type AddressFieldsCode, type FieldProblem } from '../../errors.ts';
 import { isSecretKeyText } from '../../keys/detectSecretKey.ts';
 import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
 import type { OperationResult, PlannedOperation } from '../../operations/pipeline.ts';
@@ -97,15 +97,10 @@ const LOOKS_LIKE_KEY = 'looks like a private key: treat it as exposed';
  * all three at once. The code is the first problem's; the detail names each field and says what
  * to do about an exposed key, never quoting a value.
  */
-export function fieldsError(problems: readonly (FieldProblem & { code: CinderErrorCode })[]): CinderError {
-  const first = problems[0]!;
-  const exposed = problems.some((p) => p.message === LOOKS_LIKE_KEY)
-    ? ' A private key sent where an address belongs has left your machine: move what its wallet holds to a new wallet.'
-    : '';
-  const count = problems.length === 1 ? '' : `${problems.length} fields are wrong: `;
-  return new CinderError(first.code, `${count}${problems.map((p) => `${p.field} ${p.message}`).join('; ')}.${exposed} Nothing was sent.`, {
-    errors: problems.map(({ field, message }) => ({ field, message })),
-  });
+export function fieldsError(problems: readonly (FieldProblem & { code: AddressFieldsCode })[]): CinderError {
+  const fields = problems.map(({ field, message }) => ({ field, message }));
+  const keyExposed = problems.some((p) => p.message === LOOKS_LIKE_KEY);
+  return new CinderError(problems[0]!.code, { reason: 'addresses', problems: fields, keyExposed }, { errors: fields });
 }
 
 /**
@@ -114,7 +109,7 @@ export function fieldsError(problems: readonly (FieldProblem & { code: CinderErr
  * request is refused at `done`, before the value is used).
  */
 export function addressChecks() {
-  const problems: (FieldProblem & { code: CinderErrorCode })[] = [];
+  const problems: (FieldProblem & { code: AddressFieldsCode })[] = [];
   return {
     problems,
     address(value: string, field: string, code: 'INVALID_MINT' | 'INVALID_OWNER'): Address {
@@ -144,7 +139,7 @@ export function parseAddress(value: string, field: string, code: 'INVALID_MINT' 
   const problem = addressProblem(value, field);
   if (problem) {
     if (problem.message === LOOKS_LIKE_KEY) throw fieldsError([{ ...problem, code }]);
-    throw new CinderError(code, `${field} is not a valid base58 Solana address (32 bytes)`, { errors: [problem] });
+    throw new CinderError(code, { reason: 'notAddress', field }, { errors: [problem] });
   }
   return value as Address;
 }

@@ -232,7 +232,7 @@ function maxItemsOf(schema: TSchema, field: string): number | undefined {
 function assertWithinOwnerLimit(values: unknown, field: string, max: number | undefined): void {
   if (max === undefined || !Array.isArray(values) || values.length <= max) return;
   const message = `holds ${values.length} items; at most ${max} per request (MAX_OWNERS_PER_REQUEST)`;
-  throw new CinderError('VALIDATION_FAILED', `${field} ${message}: send them in several requests. Nothing was sent.`, { errors: [{ field, message }] });
+  throw new CinderError('VALIDATION_FAILED', { reason: 'tooManyItems', field, problem: message }, { errors: [{ field, message }] });
 }
 
 /**
@@ -248,7 +248,7 @@ export function chooseForm(options: { single: string; many: string; singleSchema
     const hasMany = options.many in body;
     if (hasSingle && hasMany) {
       const message = `send either ${options.single} (one wallet) or ${options.many} (many wallets), not both`;
-      throw new CinderError('VALIDATION_FAILED', `The body has both ${options.single} and ${options.many}: ${message}.`, {
+      throw new CinderError('VALIDATION_FAILED', { reason: 'bothForms', single: options.single, many: options.many, problem: message }, {
         errors: [
           { field: options.single, message },
           { field: options.many, message },
