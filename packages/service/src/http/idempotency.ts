@@ -8,7 +8,8 @@
  *
  * - preHandler (the body is parsed and valid): no header → nothing to do. Otherwise the record
  *   key is HMAC-SHA256(SERVER_SECRET, cluster, client, owner, Idempotency-Key):
- *     · cluster: the genesis hash of the chain (read once from the RPC), so that a record made on
+ *     · cluster: the genesis hash of the chain (read once from the RPC, by the first keyed
+ *       request: 503 RPC_UNAVAILABLE, nothing sent, while it cannot be read), so that a record made on
  *       devnet can never answer for mainnet, even in one Redis or one STATE_DIR;
  *     · client: the API key's id when API keys are on, else one shared value (so that a retry from
  *       another IP address, the usual case after a network failure, still finds its record);
@@ -119,10 +120,9 @@ export function registerIdempotency(app: CinderApp, deps: IdempotencyDeps): void
   // A pending record outlives the longest burn, then frees the key if its instance died.
   const lockMs = config.operationDeadlineMs + 30_000;
   const logFailure = throttledLog(deps.logger);
-  // Read at start, so that the first keyed request does not wait for it (the adapter keeps it).
-  chain.getGenesisHash(Date.now() + 10_000).catch((error: unknown) => {
-    deps.logger.warn({ err: error }, 'the cluster\'s genesis hash could not be read yet; keyed burns and reclaims will read it');
-  });
+  // The cluster's genesis hash is read by the first request with an Idempotency-Key (the preHandler
+  // below), not at start: a start makes no RPC call, so it loads no HTTP client and needs no RPC up;
+  // that one request waits for one read (the adapter keeps it for every later one).
 
   app.decorateRequest('cinderIdempotentReplay', false);
   app.decorateRequest('cinderIdempotencyUnavailable', false);

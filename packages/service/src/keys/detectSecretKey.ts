@@ -12,8 +12,9 @@
  * The public key is derived with libsodium's `crypto_sign_seed_keypair` (the same derivation as
  * solana-keygen), so the check is exact, not a heuristic.
  */
+import { createRequire } from 'node:module';
 import { getBase58Encoder } from '@solana/kit';
-import sodium from 'sodium-native';
+import type Sodium from 'sodium-native';
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{86,88}$/;
 const HEX = /^[0-9a-fA-F]{128}$/;
@@ -25,12 +26,23 @@ const NUMBER_ARRAY = /^\[\s*\d{1,3}(\s*,\s*\d{1,3}){63}\s*\]$/;
  * a sodium_malloc per call (locked pages, freed only by the garbage collector) let a client
  * exhaust the process's mappings and abort it within ten thousand requests.
  */
-const publicKey = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
-const secretKey = sodium.sodium_malloc(sodium.crypto_sign_SECRETKEYBYTES);
+let scratch: { sodium: typeof Sodium; publicKey: Buffer; secretKey: Buffer } | undefined;
+
+/**
+ * libsodium's native addon and the scratch space, on the first 64-byte candidate: most processes
+ * never see one, and loading the addon is some 25–35 ms of CPU and 8 MiB at start (docs/deployment.md).
+ */
+function sodiumScratch(): NonNullable<typeof scratch> {
+  if (scratch) return scratch;
+  const sodium = createRequire(import.meta.url)('sodium-native') as typeof Sodium;
+  scratch = { sodium, publicKey: Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES), secretKey: sodium.sodium_malloc(sodium.crypto_sign_SECRETKEYBYTES) };
+  return scratch;
+}
 
 /** True when `bytes` is 64 bytes whose second half is the ed25519 public key of the first half. */
 export function isEd25519Keypair(bytes: Uint8Array): boolean {
   if (bytes.length !== 64) return false;
+  const { sodium, publicKey, secretKey } = sodiumScratch();
   try {
     sodium.crypto_sign_seed_keypair(publicKey, secretKey, Buffer.from(bytes.buffer, bytes.byteOffset, 32));
     return sodium.sodium_memcmp(publicKey, Buffer.from(bytes.buffer, bytes.byteOffset + 32, 32));

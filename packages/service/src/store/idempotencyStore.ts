@@ -162,8 +162,9 @@ export function createMemoryIdempotencyStore(options: { maxRecords?: number; jou
 /**
  * A store that is made asynchronously: the memory store's journal is opened only once the cluster
  * is known (its genesis hash, read from the RPC, which need not answer at start). Making starts at
- * once; while it has not succeeded every call waits for it, and a failed attempt is made again at
- * the next call (that call rejects meanwhile: 503, nothing sent).
+ * the first call, so that an instance nobody sends an Idempotency-Key reads neither the RPC nor its
+ * journal; while it has not succeeded every call waits for it, and a failed attempt is made again
+ * at the next call (that call rejects meanwhile: 503, nothing sent).
  */
 export function createDeferredIdempotencyStore(make: () => Promise<IdempotencyStore>): IdempotencyStore {
   let made: Promise<IdempotencyStore> | undefined;
@@ -177,7 +178,6 @@ export function createDeferredIdempotencyStore(make: () => Promise<IdempotencySt
     });
     return attempt;
   };
-  void store();
   return {
     begin: async (key, fingerprint, lockMs) => (await store()).begin(key, fingerprint, lockMs),
     markSent: async (key, token, fingerprint, sent, ttlMs) => (await store()).markSent(key, token, fingerprint, sent, ttlMs),

@@ -9,6 +9,10 @@ export function registerHealthRoutes(app: CinderApp, { chain }: Pick<AppDeps, 'c
       config: {
         problemCodes: [],
       },
+      // JSON.stringify, not the schema's serializer: a liveness probe, often a process's first
+      // request, then loads none (fast-json-stringify and Ajv, compiled on a route's first answer:
+      // src/http/lazyCompilers.ts). Its answer is one fixed field, so nothing can leak past the schema.
+      serializerCompiler: () => (data) => JSON.stringify(data),
       schema: {
         summary: 'Liveness: the process is up',
         tags: ['operations'],
