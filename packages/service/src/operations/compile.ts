@@ -225,13 +225,13 @@ async function compileSponsored(
     transactions.map((t) => ({ returnsLamports: t.packed.returnsLamports, feeLamports: t.feeLamports })),
     reserve,
   );
-  return summarize(parties, input.feePayer === 'auto' ? sponsorOnlyWhatTheOwnerCannotPay(input, transactions, reserve) : transactions, input.lifetime);
+  return summarize(parties, sponsorOnlyWhatTheOwnerCannotPay(input, transactions, reserve), input.lifetime);
 }
 
 /**
- * The contract's "the sponsor pays for as little as it must", on the doors that sign and land
- * themselves (the keyed door, and the preview that states its net): only the shortest prefix the
- * owner cannot pay stays sponsored, the rest become owner-paid. Every transaction was priced with
+ * The contract's "the sponsor pays for as little as it must": only the shortest prefix the owner
+ * cannot pay stays sponsored, the rest become owner-paid (the keyed door sends them, a keyless
+ * caller relays them, once the prefix landed). Every transaction was priced with
  * two signatures and the repayment; without them its fee is one base fee less and its priority
  * share unchanged (the price pays the share exactly at any limit), so the simulated limit still fits.
  */

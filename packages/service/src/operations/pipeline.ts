@@ -324,7 +324,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);
       // What is handed out for the sponsor to pay passes every check its signature will need at the relay.
       if (planned.compiled.sponsored && deps.sponsorPolicy) {
-        for (const [index, transaction] of transactions.entries()) await deps.sponsorPolicy.check(transaction, { index });
+        for (const [index, transaction] of transactions.entries()) {
+          if (!planned.compiled.transactions[index]!.ownerPays) await deps.sponsorPolicy.check(transaction, { index });
+        }
       }
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       // Sponsored: a relay token, whose lifetime is its own. Nothing is reserved: a prepare nobody
