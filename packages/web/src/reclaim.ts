@@ -26,8 +26,8 @@ const RELAY_MAX_TRANSACTIONS = 8;
 const RELAY_MAX_BODY = 15_000;
 /**
  * Relay requests in flight at once where the owner pays its own fees: its transactions touch
- * distinct accounts, so none waits for another. A sponsored job goes one request at a time, as
- * the sponsor's rule of one sponsored operation per wallet at a time asks.
+ * distinct accounts, so none waits for another. The sponsored ones go first, one request at a
+ * time, as the sponsor's rule of one sponsored operation per wallet at a time asks.
  */
 const OWNER_PAID_RELAYS_AT_ONCE = 4;
 
@@ -176,12 +176,18 @@ export async function reclaim(
     };
     const follower = followLandings(() => mine, update);
 
-    const ranges = batches(wires, prepared.relayToken);
+    // The sponsor pays only the first `sponsoredTransactions` (with the relay token); the rest are
+    // the owner's, paid from the rent those return, so they go out only after those landed.
+    const sponsoredCount = sponsored ? prepared.sponsoredTransactions : 0;
+    const sponsoredRanges = batches(wires.slice(0, sponsoredCount), prepared.relayToken);
+    const ownerRanges = batches(wires.slice(sponsoredCount), undefined).map(([from, to]): [number, number] => [from + sponsoredCount, to + sponsoredCount]);
+    let ranges = sponsoredRanges;
     let next = 0;
     let failure: unknown = null;
     const relayOne = async ([from, to]: [number, number]) => {
       for (let i = from; i < to; i++) update(i, { state: 'sending' });
-      const body: RelayRequest = { transactions: wires.slice(from, to), ...(prepared.relayToken ? { relayToken: prepared.relayToken } : {}) };
+      const token = from < sponsoredCount && prepared.relayToken ? { relayToken: prepared.relayToken } : {};
+      const body: RelayRequest = { transactions: wires.slice(from, to), ...token };
       const answer: Relayed = await retryingLimits(() => api.relay(body), countdown);
       for (const [j, t] of answer.details.transactions.entries()) {
         signedFees += BigInt(t.fee);
@@ -206,7 +212,13 @@ export async function reclaim(
         }
       }
     };
-    await Promise.all(Array.from({ length: sponsored ? 1 : Math.min(OWNER_PAID_RELAYS_AT_ONCE, ranges.length) }, worker));
+    // One sponsored request at a time (one sponsored operation per wallet), each answered once landed.
+    await Promise.all(Array.from({ length: Math.min(1, ranges.length) }, worker));
+    const prefixLanded = mine.slice(0, sponsoredCount).every((t) => t.state === 'success');
+    if (failure === null && prefixLanded) {
+      [ranges, next] = [ownerRanges, 0];
+      await Promise.all(Array.from({ length: Math.min(OWNER_PAID_RELAYS_AT_ONCE, ranges.length) }, worker));
+    }
     await follower.finish();
 
     if (failure !== null) {
@@ -232,9 +244,10 @@ export async function reclaim(
     mine = [];
     const allLanded = done.every((t) => t.state === 'success');
     // Where the owner pays, a fee the wallet changed changes what the owner receives; a sponsored
-    // transaction costs the owner its repayment, as prepared (the relay refuses a fee it does not cover).
+    // transaction costs the owner its repayment, as prepared (the relay reports that repayment as
+    // its fee and refuses a fee it does not cover), so the same sum holds for a mixed job.
     const preparedFees = BigInt(prepared.details.summary.feeLamports);
-    const net = BigInt(prepared.details.summary.netLamports) - (sponsored ? 0n : signedFees - preparedFees);
+    const net = BigInt(prepared.details.summary.netLamports) - (signedFees - preparedFees);
     return {
       transactions: done,
       allLanded,
@@ -243,7 +256,7 @@ export async function reclaim(
       burned: allLanded ? prepared.details.accounts.filter((a) => a.action === 'burn_and_close') : [],
       sponsored,
       walletAdded,
-      feeLamports: allLanded && feeLamports !== null ? feeLamports + (sponsored ? preparedFees : signedFees) : null,
+      feeLamports: allLanded && feeLamports !== null ? feeLamports + signedFees : null,
     };
   }
 }

@@ -15,7 +15,8 @@ export const RELAY_HELP = `  burn --owner ADDRESS --mint MINT --priority-fee SOL
                              wallet, then: cinder relay FILE
   relay FILE                 Send transactions a wallet signed: FILE (- for standard input) is the JSON that
                              --unsigned printed, with each entry of "transactions" replaced by the signed one
-                             ({"transactions":["<base64>",...],"relayToken":"..."}); prints the outcome as burn does
+                             ({"transactions":["<base64>",...],"relayToken":"..."}); prints the outcome as burn does.
+                             Sponsored: the first "sponsoredTransactions" are relayed first, the rest (the owner's) once they landed
 `;
 
 /** `cinder burn --owner ADDRESS --unsigned`: burn's prepare door. */
@@ -42,7 +43,7 @@ export async function prepareBurnCommand(ctx: CommandContext): Promise<number> {
 }
 
 /** What a relay file holds: the prepare answer with signed transactions (other fields are ignored), or a bare list. */
-function relayRequestOf(ctx: CommandContext, name: string, text: string): { transactions: string[]; relayToken?: string } {
+function relayRequestOf(ctx: CommandContext, name: string, text: string): { transactions: string[]; relayToken?: string; sponsoredTransactions?: number } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -51,12 +52,13 @@ function relayRequestOf(ctx: CommandContext, name: string, text: string): { tran
   }
   const body = Array.isArray(json) ? { transactions: json } : json;
   if (typeof body !== 'object' || body === null) throw ctx.fail(`${name} holds no "transactions" list`);
-  const { transactions, relayToken } = body as { transactions?: unknown; relayToken?: unknown };
+  const { transactions, relayToken, sponsoredTransactions } = body as { transactions?: unknown; relayToken?: unknown; sponsoredTransactions?: unknown };
   if (!Array.isArray(transactions) || transactions.length === 0 || !transactions.every((t) => typeof t === 'string' && t !== '')) {
     throw ctx.fail(`${name} holds no "transactions" list of base64 transactions`);
   }
   if (relayToken !== undefined && typeof relayToken !== 'string') throw ctx.fail(`${name}: "relayToken" must be a string`);
-  return { transactions: transactions as string[], ...(relayToken !== undefined ? { relayToken } : {}) };
+  const first = Number.isSafeInteger(sponsoredTransactions) ? (sponsoredTransactions as number) : undefined;
+  return { transactions: transactions as string[], ...(relayToken !== undefined ? { relayToken } : {}), ...(first !== undefined ? { sponsoredTransactions: first } : {}) };
 }
 
 /** `cinder relay FILE`. */
@@ -70,13 +72,21 @@ export async function relayCommand(ctx: CommandContext): Promise<number> {
     throw ctx.fail(`cannot read ${quotedUnlessKey(file)}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   const name = file === '-' ? 'standard input' : quotedUnlessKey(file);
-  const request = relayRequestOf(ctx, name, text);
+  const { sponsoredTransactions: first, ...request } = relayRequestOf(ctx, name, text);
   const client = ctx.client();
-  const result = await client.relay(request);
-  if (ctx.values.json) {
-    await write(ctx.io.stdout, `${JSON.stringify(result, null, 2)}\n`);
-  } else {
-    await write(ctx.io.stdout, formatTransactions(result) + statusBlock(result));
+  // A sponsored prepare's sponsor pays only its first transactions; the owner pays the rest from
+  // their rent, so those go (together, without the relay token) only once the first ones landed.
+  const split = first !== undefined && first > 0 && first < request.transactions.length;
+  const results = [await client.relay(split ? { ...request, transactions: request.transactions.slice(0, first) } : request)];
+  if (split && results[0]!.status === 'success') results.push(await client.relay({ transactions: request.transactions.slice(first) }));
+  for (const result of results) {
+    if (ctx.values.json) {
+      await write(ctx.io.stdout, `${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      await write(ctx.io.stdout, formatTransactions(result) + statusBlock(result));
+    }
   }
-  return exitCodeFor([result.status]);
+  // The rest was not relayed because the sponsored ones did not land (yet): not a success.
+  const unsent = split && results.length === 1 ? [results[0]!.status === 'pending' ? 'pending' : 'failed'] : [];
+  return exitCodeFor([...results.map((r) => r.status), ...unsent]);
 }

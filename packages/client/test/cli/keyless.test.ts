@@ -21,7 +21,7 @@ import { main } from '../../src/cli.ts';
 import { loadSponsor } from '@cinder/service';
 import { createTestApp } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
-import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens } from '@cinder/testkit';
+import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../sdk/reclaimFixture.ts';
 import { cinder, dir, secrets, t, url, useCliApp, type Run } from './cliFixture.ts';
 
@@ -173,6 +173,40 @@ describe('cinder with a fee sponsor (SPONSOR_KEYPAIR)', () => {
       assert.equal(await getLamports(t.chain, owner.address), 2n * 2_039_280n - fees, 'the rent of both accounts, less the fees');
       assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore, 'the sponsor is repaid to the lamport');
       assert.deepEqual(await stillOpen(t.chain, accounts), []);
+    } finally {
+      await sponsored.close();
+    }
+  });
+  it('reclaim --unsigned --fee-payer sponsor of a 0-SOL wallet of 70 accounts → signed → relay: the sponsor pays only the first, the rest land after it, balances exact', async () => {
+    const key = await createTestKey();
+    await writeFile(join(dir, 'sponsor-many.json'), key.keygenJson, { mode: 0o600 });
+    const sponsor = await loadSponsor(join(dir, 'sponsor-many.json'));
+    const sponsored = await createTestApp({}, { chain: t.chain, sponsor });
+    try {
+      const sponsoredUrl = await sponsored.app.listen({ host: '127.0.0.1', port: 0 });
+      await airdropFactory({ rpc: t.chain.rpc, rpcSubscriptions: t.chain.rpcSubscriptions })({
+        recipientAddress: sponsor.signer.address,
+        lamports: asLamports(1_000_000_000n),
+        commitment: 'confirmed',
+      });
+      const owner = await createKeyPairSignerFromBytes((await createTestKey()).secretKey);
+      await writeEmptyTokenAccounts(t.chain, owner.address, 70);
+      const sponsorBefore = await getLamports(t.chain, sponsor.signer.address);
+
+      const prepared = await cinder(['reclaim', '--owner', owner.address, '--unsigned', '--fee-payer', 'sponsor'], { url: sponsoredUrl });
+      assert.equal(prepared.code, 0, prepared.stderr);
+      const body = JSON.parse(prepared.stdout) as { transactions: string[]; relayToken?: string; sponsoredTransactions: number };
+      const n = body.transactions.length;
+      assert.ok(n >= 3 && n <= 9, `${n} transactions`);
+      assert.equal(body.sponsoredTransactions, 1);
+      await writeFile(join(dir, 'sponsored-many.json'), JSON.stringify({ ...body, transactions: await signPrepared(body.transactions, owner) }));
+      const relay = await cinder(['relay', 'sponsored-many.json'], { url: sponsoredUrl });
+      assert.equal(relay.code, 0, relay.stderr);
+      assert.equal([...relay.stdout.matchAll(/^transaction \d+\/\d+ \S+: success, fee paid by the sponsor and repaid$/gm)].length, 1, relay.stdout);
+      assert.equal([...relay.stdout.matchAll(/^transaction \d+\/\d+ \S+: success/gm)].length, n);
+      const fees = 10_000n + 5_000n * BigInt(n - 1);
+      assert.equal(await getLamports(t.chain, owner.address), 70n * 2_039_280n - fees, 'the rent of every account, less the fees');
+      assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore, 'the sponsor is repaid to the lamport');
     } finally {
       await sponsored.close();
     }

@@ -10,7 +10,8 @@ import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { CinderError, type CinderErrorCode } from '../errors.ts';
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import type { AccountAction } from '../plan/actions.ts';
-import { feeUpperBound, priorityShare, signatureFees } from '../plan/fees.ts';
+import { BASE_FEE_LAMPORTS_PER_SIGNATURE, feeUpperBound, priorityShare, signatureFees } from '../plan/fees.ts';
+import { splitSponsored } from '../plan/sponsoredPrefix.ts';
 import { assertFeeWithinReclaim, assertOwnerCanPay } from '../plan/money.ts';
 import { netOf } from '../plan/net.ts';
 import {
@@ -42,6 +43,12 @@ export interface CompiledTransaction {
   repayLamports: bigint;
   /** A v1 transaction's limits (src/operations/compileV1.ts); absent for legacy. */
   v1?: V1Limits;
+  /**
+   * In a sponsored plan, a transaction after the sponsored prefix (src/plan/sponsoredPrefix.ts):
+   * the owner pays its fee from the rent the prefix returned, and it must not go out before the
+   * prefix landed. Absent or false: the plan's fee payer pays.
+   */
+  ownerPays?: boolean;
 }
 
 export interface CompiledPlan {
@@ -215,7 +222,26 @@ async function compileSponsored(
     transactions.map((t) => ({ returnsLamports: t.packed.returnsLamports, feeLamports: t.feeLamports })),
     reserve,
   );
-  return summarize(parties, transactions, input.lifetime);
+  return summarize(parties, sponsorOnlyWhatTheOwnerCannotPay(input, transactions, reserve), input.lifetime);
+}
+
+/**
+ * The contract's "the sponsor pays for as little as it must": only the shortest prefix the owner
+ * cannot pay stays sponsored, the rest become owner-paid (the keyed door sends them, a keyless
+ * caller relays them, once the prefix landed). Every transaction was priced with
+ * two signatures and the repayment; without them its fee is one base fee less and its priority
+ * share unchanged (the price pays the share exactly at any limit), so the simulated limit still fits.
+ */
+function sponsorOnlyWhatTheOwnerCannotPay(input: CompileInput, transactions: CompiledTransaction[], reserve: bigint): CompiledTransaction[] {
+  const steps = transactions.map((t) => ({
+    returnsLamports: t.packed.returnsLamports,
+    sponsoredFeeLamports: t.feeLamports,
+    ownerFeeLamports: t.feeLamports - BASE_FEE_LAMPORTS_PER_SIGNATURE,
+  }));
+  const split = splitSponsored(input.ownerLamports, steps, reserve);
+  // No split: every transaction stays sponsored and lands one at a time, as each already repays its sponsor.
+  if (split === null || split.sponsoredCount === 0) return transactions;
+  return transactions.map((t, i) => (i < split.sponsoredCount ? t : { ...t, ownerPays: true, repayLamports: 0n, feeLamports: steps[i]!.ownerFeeLamports }));
 }
 
 /**
@@ -261,11 +287,12 @@ export async function compilePlan(chain: ChainAdapter, input: CompileInput, dead
 
 /** The message of a compiled transaction, ready to sign (by the owner, and the sponsor when sponsored). */
 export function compiledMessage(plan: CompiledPlan, transaction: CompiledTransaction) {
-  if (transaction.v1) return v1CompiledMessage(plan.parties, plan.lifetime, { ...transaction, v1: transaction.v1 });
+  const parties = transaction.ownerPays ? { owner: plan.parties.owner, feePayer: plan.parties.owner } : plan.parties;
+  if (transaction.v1) return v1CompiledMessage(parties, plan.lifetime, { ...transaction, v1: transaction.v1 });
   const instructions = withComputeBudget(
     transaction.computeUnitLimit,
     transaction.computeUnitPriceMicroLamports,
-    transactionInstructions(transaction.packed.actions, plan.parties, transaction.repayLamports),
+    transactionInstructions(transaction.packed.actions, parties, transaction.repayLamports),
   );
-  return transactionMessage(plan.parties.feePayer, plan.lifetime, instructions);
+  return transactionMessage(parties.feePayer, plan.lifetime, instructions);
 }

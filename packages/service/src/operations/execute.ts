@@ -25,7 +25,7 @@ export interface ExecuteSteps<T> {
   /** Sends the signed transactions and returns each one's outcome, in order; throws only when it sent none. */
   send(sending: SignedForSending[], signed: readonly Transaction[]): Promise<SponsoredOutcome[]>;
   /** Whether the fee payer's fee counts in a transaction's report (0 when it does not). */
-  feeCounts(report: LandingReport): boolean;
+  feeCounts(report: LandingReport, index: number): boolean;
 }
 
 /** Signs, lands and reports `transactions` (all valid until `lastValidBlockHeight`); the reports are in their order. */
@@ -46,7 +46,7 @@ export async function signLandReport<T extends Executable>(
       closedAccounts: t.closedAccounts,
       computeUnitLimit: t.computeUnitLimit,
       computeUnitPriceMicroLamports: t.computeUnitPriceMicroLamports,
-      feeLamports: steps.feeCounts(report) ? t.feeLamports : 0n,
+      feeLamports: steps.feeCounts(report, i) ? t.feeLamports : 0n,
       error: report.error,
     };
   });

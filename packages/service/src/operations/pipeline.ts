@@ -222,7 +222,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       {
         // The owner's key signs here; the sponsor's only in its policy, which checks each message as it signs.
         sign: async (t, i) => {
-          if (!sponsoredBy) return signTransactionMessageWithSigners(compiledMessage(plan, t));
+          if (!sponsoredBy || t.ownerPays) return signTransactionMessageWithSigners(compiledMessage(plan, t));
           const ownerSigned = await partiallySignTransaction([signer.keyPair], compileTransaction(compiledMessage(plan, t)));
           return (await sponsoredBy.cosign(ownerSigned, { index: i })).transaction;
         },
@@ -232,19 +232,23 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             await policy?.assertNoTurn(signer.address);
             return landTransactions(deps, sending, deadline, recordSent);
           }
+          // Only the sponsored prefix is the sponsor's (src/plan/sponsoredPrefix.ts): the owner-paid rest waits for it.
+          const prefix = plan.transactions.findIndex((t) => t.ownerPays);
+          const sponsoredCount = prefix < 0 ? sending.length : prefix;
           // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
-          const identities = signed.map((t) => preparedIdentityOfBytes(t.messageBytes)!);
+          const identities = signed.slice(0, sponsoredCount).map((t) => preparedIdentityOfBytes(t.messageBytes)!);
           const added = await sponsoredBy.beginTurn(
             signer.address,
             `keyed:${sending[0]!.signature}`,
-            sending.map((t, i) => ({ identity: identities[i]!, signature: t.signature })),
+            sending.slice(0, sponsoredCount).map((t, i) => ({ identity: identities[i]!, signature: t.signature })),
             planAccounts(plan),
           );
+          let landedPrefix;
           try {
             await recordSent?.(sending.map((t) => t.signature), plan.lifetime.lastValidBlockHeight);
-            return await sponsoredBy.land(
+            landedPrefix = await sponsoredBy.land(
               signer.address,
-              sending.map((t, i) => ({ ...t, index: i, identity: identities[i]!, feeLamports: plan.transactions[i]!.feeLamports })),
+              sending.slice(0, sponsoredCount).map((t, i) => ({ ...t, index: i, identity: identities[i]!, feeLamports: plan.transactions[i]!.feeLamports })),
               { deadline, send: async (item, until) => (await landTransactions(deps, [item], until))[0]!, known: async () => null },
             );
           } catch (error) {
@@ -252,9 +256,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             await sponsoredBy.abandon(signer.address, added);
             throw error;
           }
+          const rest = sending.slice(sponsoredCount);
+          if (rest.length === 0) return landedPrefix;
+          // The owner pays the rest from the rent the prefix returned: sent only once every sponsored one
+          // landed successfully, then all together (each is payable in any landing order).
+          const prefixLanded = landedPrefix.every((o) => o.kind === 'landed' && !o.err);
+          if (!prefixLanded) return [...landedPrefix, ...rest.map(() => ({ kind: 'withheld' as const, reason: 'the sponsored transaction that pays for it did not land' }))];
+          return [...landedPrefix, ...(await landTransactions(deps, rest, deadline))];
         },
-        // A sponsored transaction that fails on chain is paid by the sponsor and not repaid.
-        feeCounts: (report) => report.paidFee && (report.status === 'success' || !plan.sponsored),
+        // A sponsored transaction that fails on chain is paid by the sponsor and not repaid; an owner-paid one costs the owner.
+        feeCounts: (report, i) => report.paidFee && (report.status === 'success' || !plan.sponsored || plan.transactions[i]!.ownerPays === true),
       },
     );
     const landed = plan.transactions.filter((_, i) => transactions[i]!.status === 'success');
@@ -300,7 +311,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);
       // What is handed out for the sponsor to pay passes every check its signature will need at the relay.
       if (planned.compiled.sponsored && deps.sponsorPolicy) {
-        for (const [index, transaction] of transactions.entries()) await deps.sponsorPolicy.check(transaction, { index });
+        for (const [index, transaction] of transactions.entries()) {
+          if (!planned.compiled.transactions[index]!.ownerPays) await deps.sponsorPolicy.check(transaction, { index });
+        }
       }
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
       // Sponsored: a relay token, whose lifetime is its own. Nothing is reserved: a prepare nobody

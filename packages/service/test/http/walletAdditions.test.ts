@@ -154,11 +154,37 @@ describe('what wallets add lands, to the lamport', () => {
     const owner = await wallet(60);
     const preview = await s.t.app.inject({ method: 'GET', url: `/api/reclaim_rent?owner=${owner.address}&signer=wallet` });
     assert.equal(preview.statusCode, 200, preview.body);
-    const run = await signedBy('phantom', owner, 'sponsor');
-    assert.equal(run.prepared.transactions.length, preview.json().summary.transactions, 'the preview counts the transactions that follow');
-    for (const wire of run.wires) assert.ok(getBase64Encoder().encode(wire).length <= 1232, 'each guarded transaction fits the packet');
-    const fees = await assertLanded(run, 60, true, 4);
-    assert.equal(fees, 10_000n * BigInt(run.prepared.transactions.length));
+    const prepare = await post('/api/reclaim_rent/prepare', { owner: owner.address, priorityFee: 0, feePayer: 'sponsor', signer: 'wallet' });
+    assert.equal(prepare.statusCode, 200, prepare.body);
+    const prepared = prepare.json();
+    const n = prepared.transactions.length as number;
+    assert.equal(n, preview.json().summary.transactions, 'the preview counts the transactions that follow');
+    assert.ok(n >= 2 && n <= 9, `${n} transactions`);
+    // Only the first is sponsored; the rest are the owner's, paid from the rent the first returns.
+    assert.equal(prepared.sponsoredTransactions, 1);
+    const sponsorBefore = await getLamports(s.t.chain, sponsorAddress());
+    // One approval: Phantom guards each fee payer's balance as it is at signing (the owner holds 0).
+    const wires = await Promise.all(
+      (prepared.transactions as string[]).map((wire, i) => signAsWallet('phantom', wire, [owner.keyPair], i === 0 ? sponsorBefore - FLOOR_MARGIN : 0n)),
+    );
+    for (const wire of wires) assert.ok(getBase64Encoder().encode(wire).length <= 1232, 'each guarded transaction fits the packet');
+    const first = await post('/api/transactions', { transactions: wires.slice(0, 1), relayToken: prepared.relayToken });
+    assert.equal(first.statusCode, 200, first.body);
+    const rest = await post('/api/transactions', { transactions: wires.slice(1) });
+    assert.equal(rest.statusCode, 200, rest.body);
+    const reports = [...first.json().details.transactions, ...rest.json().details.transactions];
+    assert.ok(reports.every((r: { status: string }) => r.status === 'success'));
+    assert.deepEqual(reports.map((r: { sponsored: boolean }) => r.sponsored), [true, ...wires.slice(1).map(() => false)]);
+    let fees = 0n;
+    for (const report of reports) {
+      const chain = await onChain(report.signature);
+      assert.equal(chain.programs.filter((p) => p === LIGHTHOUSE_PROGRAM_ADDRESS).length, 4, 'the guards ran on chain');
+      fees += chain.fee;
+    }
+    assert.equal(fees, 10_000n + 5_000n * BigInt(n - 1));
+    assert.equal(await tokenAccounts(owner.address), 0, 'every account closed');
+    assert.equal(await getLamports(s.t.chain, owner.address), 60n * RENT - fees);
+    assert.equal(await getLamports(s.t.chain, sponsorAddress()), sponsorBefore, 'the sponsor whole');
   });
 
   it('packed full for a key signer, the same 60 accounts no longer fit once Phantom\'s guards are added: refused, nothing sent', async () => {

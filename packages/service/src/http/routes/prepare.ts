@@ -85,6 +85,20 @@ async function prepareManyHandler(
   };
 }
 
+/**
+ * Which transactions the sponsor pays and what each waits for (src/plan/sponsoredPrefix.ts): a
+ * sponsored one waits for the one before it, an owner-paid one for the last sponsored one.
+ */
+function landingOrder(sponsored: boolean, ownerPays: readonly boolean[]): { sponsoredTransactions: number; dependsOn: number[][] } {
+  const firstOwnerPaid = ownerPays.indexOf(true);
+  const sponsoredTransactions = !sponsored ? 0 : firstOwnerPaid < 0 ? ownerPays.length : firstOwnerPaid;
+  const dependsOn = ownerPays.map((_, i) => {
+    const before = i < sponsoredTransactions ? i - 1 : sponsoredTransactions - 1;
+    return before >= 0 ? [before] : [];
+  });
+  return { sponsoredTransactions, dependsOn };
+}
+
 export const PrepareBurnRequestSchema = Type.Object(
   {
     mint: Type.String({ description: 'Mint address (base58) of the token to burn' }),
@@ -113,9 +127,20 @@ export const PrepareReclaimRequestSchema = Type.Object(
 export const PrepareResponseSchema = Type.Object({
   transactions: Type.Array(Type.String({ description: 'base64 wire transaction, unsigned (signature slots zeroed)' })),
   lastValidBlockHeight: U64,
-  feePayer: Type.String({ description: 'The fee payer of every transaction: the owner, or the service\'s fee sponsor' }),
+  feePayer: Type.String({
+    description: 'The fee payer of the plan: the owner, or the service\'s fee sponsor. Where the sponsor pays, it pays only the first `sponsoredTransactions`; the owner pays the rest',
+  }),
+  sponsoredTransactions: Type.Integer({
+    minimum: 0,
+    description:
+      'How many transactions, from the first, the fee sponsor pays for (0 when the owner pays everything). Relay those first, with the relayToken; the others have the owner as fee payer and are paid from the rent the sponsored ones return',
+  }),
+  dependsOn: Type.Array(Type.Array(Type.Integer({ minimum: 0 })), {
+    description:
+      'For each transaction, the indexes of the transactions that must have landed before it is relayed (its fees come from their rent). Transactions with nothing left to wait for may be relayed together; the relay refuses one relayed too early, nothing sent',
+  }),
   relayToken: Type.Optional(
-    Type.String({ description: 'Sponsored only: POST it to /api/transactions with the signed transactions; the sponsor signs only these messages' }),
+    Type.String({ description: 'Sponsored only: POST it to /api/transactions with the sponsored transactions; the sponsor signs only these messages' }),
   ),
   details: PreviewSchema,
 });
@@ -173,9 +198,16 @@ export function registerPrepareRoutes(
       transactions: prepared.wireTransactions,
       lastValidBlockHeight: plan.lifetime.lastValidBlockHeight.toString(),
       feePayer: plan.parties.feePayer.address,
-      // Sponsored: the proof that the service prepared these messages; it reserves nothing (src/operations/relayToken.ts).
+      ...landingOrder(plan.sponsored, plan.transactions.map((t) => t.ownerPays === true)),
+      // Sponsored: the proof that the service prepared these messages (the sponsored ones only); it reserves nothing (src/operations/relayToken.ts).
       ...(prepared.relayTokenExpiresAt !== null
-        ? { relayToken: issueRelayToken(serverSecret, prepared.transactions.map((t) => new Uint8Array(t.messageBytes)), prepared.relayTokenExpiresAt) }
+        ? {
+            relayToken: issueRelayToken(
+              serverSecret,
+              prepared.transactions.filter((_, i) => !plan.transactions[i]!.ownerPays).map((t) => new Uint8Array(t.messageBytes)),
+              prepared.relayTokenExpiresAt,
+            ),
+          }
         : {}),
       details: previewOf(prepared),
     };
