@@ -21,7 +21,8 @@ export interface SponsoredTestApp {
 export async function createSponsoredTestApp(
   funding: bigint,
   overrides: Partial<Config> = {},
-  options: { programs?: { address: string; bytes: Uint8Array }[] } = {},
+  /** What createTestApp takes besides the sponsor: programs, a chain of the caller's, an RPC path through a proxy. */
+  options: Omit<NonNullable<Parameters<typeof createTestApp>[1]>, 'sponsor'> = {},
 ): Promise<SponsoredTestApp> {
   const keyDir = await mkdtemp(join(tmpdir(), 'cinder-sponsor-'));
   const key = await createTestKey();

@@ -1,0 +1,50 @@
+/**
+ * A dust wallet of any size: `npm run bench:any-size` (a few minutes).
+ *
+ * A keyed reclaim (POST /api/reclaim_rent, Cinder signs) of one wallet of 100, 1,000 and 5,000
+ * empty token accounts (half of each token program), on a service with a fee sponsor, through an
+ * RPC with a real cluster's timing (test/chain/rpcProxy.ts: a sent transaction reads as unknown for
+ * 0.4 s and as processed until 1.2 s after it was sent). For each size, in the same process:
+ * - 0 SOL: only what the owner cannot pay is sponsored (its first transaction), the rest is
+ *   owner-paid and sent together once that one landed;
+ * - baseline: the same wallet holding 0.05 SOL, the owner paying everything, all sent together.
+ * The time is from the request to its answer (every transaction landed and confirmed); the
+ * difference is what waiting for the sponsored transaction costs.
+ */
+import { rpcResult, createSponsoredTestApp, createTestKey, startTestChain, writeEmptyTokenAccounts } from '@cinder/testkit';
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
+import { startRpcProxy } from '../test/chain/rpcProxy.ts';
+
+const SIZES = [100, 1000, 5000];
+const CLUSTER_TIMING = { unknownMs: 400, processedUntilMs: 1200 };
+
+async function run(accounts: number, funded: boolean) {
+  const chain = await startTestChain();
+  const proxy = await startRpcProxy(chain.localnet.rpcUrl, { confirmation: CLUSTER_TIMING });
+  const s = await createSponsoredTestApp(10_000_000_000n, {}, { chain, chainAdapter: { rpcUrl: proxy.url } });
+  try {
+    const owner = await createTestKey();
+    if (funded) await rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [owner.address, { lamports: 50_000_000 }]);
+    for (const program of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) await writeEmptyTokenAccounts(chain, owner.address, accounts / 2, program);
+    const started = performance.now();
+    const answer = await s.t.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: owner.base58SecretKey, priorityFee: 0 } });
+    const ms = performance.now() - started;
+    const body = answer.json() as { status: string; message: string; details: { transactions: unknown[]; feeLamports: string; netLamports: string; closedAccounts: string[] } };
+    if (body.status !== 'success') throw new Error(`reclaim of ${accounts}: ${answer.statusCode} ${answer.body.slice(0, 400)}`);
+    return { transactions: body.details.transactions.length, closed: body.details.closedAccounts.length, fee: body.details.feeLamports, rpcCalls: proxy.requests.length, ms };
+  } finally {
+    await s.close();
+    await proxy.close();
+    await chain.close();
+  }
+}
+
+console.log('accounts  wallet               transactions  closed  fee (lamports)  RPC calls  request to last close');
+for (const accounts of SIZES) {
+  for (const funded of [false, true]) {
+    const r = await run(accounts, funded);
+    const wallet = funded ? 'baseline: owner pays' : '0 SOL, sponsored';
+    console.log(`${String(accounts).padStart(8)}  ${wallet.padEnd(20)}  ${String(r.transactions).padStart(12)}  ${String(r.closed).padStart(6)}  ${r.fee.padStart(14)}  ${String(r.rpcCalls).padStart(9)}  ${(r.ms / 1000).toFixed(2)} s`);
+  }
+}
