@@ -34,9 +34,23 @@ export interface SponsorRulesDeps {
   reservedLamports: (owner: Address) => Promise<bigint>;
 }
 
-export type SponsorRules = ReturnType<typeof createSponsorRules>;
+/** The rules a sponsored plan or message must meet; each throws the refusal, nothing is signed here. */
+export interface SponsorRules {
+  /** The fee bound on each planned transaction's most (a priorityFee over it is a 400 naming the bound). */
+  assertFeeWithinBound(feeUpperBounds: readonly bigint[]): void;
+  /** The bound, then the sponsor's balance against every fee of the plan and its reserve. */
+  assertCanPayPlan(feeUpperBounds: readonly bigint[], sponsorLamports: bigint, reserve: bigint): void;
+  /** Only the programs a sponsored transaction may run, inner calls included. */
+  assertInvokesOnlyAllowed(innerPrograms: Parameters<typeof innerProgramNotAllowed>[0]): void;
+  /** Each transaction returns the owner enough to repay its sponsored fee. */
+  assertRepaid(ownerLamports: bigint, transactions: readonly { returnsLamports: bigint; feeLamports: bigint }[], reserve: bigint): void;
+  /** What the sponsor pays for in a relayable message (refused when it is not a sponsored message of Cinder's shape). */
+  paysFor(index: number, message: RelayableMessage): SponsoredMessage;
+  /** Every check before the sponsor's signature, on the message exactly as it will be signed. */
+  check(transaction: Transaction, context: CosignContext): Promise<SponsoredMessage>;
+}
 
-export function createSponsorRules({ sponsor, config, reservedLamports }: SponsorRulesDeps) {
+export function createSponsorRules({ sponsor, config, reservedLamports }: SponsorRulesDeps): SponsorRules {
   const signatureFeeLamports = signatureFees(2);
 
   /**
@@ -99,7 +113,6 @@ export function createSponsorRules({ sponsor, config, reservedLamports }: Sponso
       return sponsoredMessage(index, message, sponsor, config.maxFeeLamports);
     },
 
-    /** Every check before the sponsor's signature, on the message exactly as it will be signed. */
     async check(transaction: Transaction, context: CosignContext): Promise<SponsoredMessage> {
       const paid = sponsoredMessage(context.index, decodeMessage(context.index, transaction), sponsor, config.maxFeeLamports);
       if (paid.sponsorFloor !== null) {
