@@ -359,7 +359,12 @@ export function createWalletGenerator(options: WalletGeneratorOptions): WalletGe
             await request.charge?.(tasks[next]!.count, signal);
             streamTasksStarted++;
             streamTasksRunning++;
-            running.push(pool.run(client, tasks[next++]!).finally(() => streamTasksRunning--));
+            const task = pool.run(client, tasks[next++]!).finally(() => streamTasksRunning--);
+            // Its rejection is read when its turn comes (the await below); until then, while this
+            // stream waits on a slow reader, the pool may reject it (the service closing), and that
+            // must not count as an unhandled rejection.
+            task.catch(() => {});
+            running.push(task);
           }
           const batch = readBatch(await running.shift()!);
           if (signal?.aborted) {
