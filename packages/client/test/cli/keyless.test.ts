@@ -15,11 +15,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Writable } from 'node:stream';
-import { airdropFactory, createKeyPairSignerFromBytes, getBase58Decoder, lamports as asLamports } from '@solana/kit';
+import { createKeyPairSignerFromBytes, getBase58Decoder } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { main } from '../../src/cli.ts';
-import { loadSponsor } from '@cinder/service';
-import { createTestApp } from '@cinder/testkit';
+import { createSponsoredTestApp } from '@cinder/testkit';
 import { createTestKey } from '@cinder/testkit';
 import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { lamportsOf, signPrepared, stillOpen, walletToReclaim } from '../sdk/reclaimFixture.ts';
@@ -127,17 +126,10 @@ describe('cinder burn --unsigned, cinder reclaim --unsigned, cinder relay', () =
 
 describe('cinder with a fee sponsor (SPONSOR_KEYPAIR)', () => {
   it('reclaim --unsigned --fee-payer sponsor → signed by a 0-SOL wallet → relay with its relayToken: the owner gets the rent less the fees, the sponsor ends where it began', async () => {
-    const key = await createTestKey();
-    await writeFile(join(dir, 'sponsor.json'), key.keygenJson, { mode: 0o600 });
-    const sponsor = await loadSponsor(join(dir, 'sponsor.json'));
-    const sponsored = await createTestApp({}, { chain: t.chain, sponsor });
+    // The sponsor loaded as SPONSOR_KEYPAIR loads it, funded with 1 SOL, on this file's chain.
+    const { t: sponsored, sponsor, close } = await createSponsoredTestApp(1_000_000_000n, {}, { chain: t.chain });
     try {
       const sponsoredUrl = await sponsored.app.listen({ host: '127.0.0.1', port: 0 });
-      await airdropFactory({ rpc: t.chain.rpc, rpcSubscriptions: t.chain.rpcSubscriptions })({
-        recipientAddress: sponsor.signer.address,
-        lamports: asLamports(1_000_000_000n),
-        commitment: 'confirmed',
-      });
       // A wallet with no SOL at all and two empty token accounts, paid for by someone else.
       const { signer: funder } = await createFundedSigner(t.chain);
       const owner = await createKeyPairSignerFromBytes((await createTestKey()).secretKey);
@@ -174,21 +166,14 @@ describe('cinder with a fee sponsor (SPONSOR_KEYPAIR)', () => {
       assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore, 'the sponsor is repaid to the lamport');
       assert.deepEqual(await stillOpen(t.chain, accounts), []);
     } finally {
-      await sponsored.close();
+      await close();
     }
   });
   it('reclaim --unsigned --fee-payer sponsor of a 0-SOL wallet of 70 accounts → signed → relay: the sponsor pays only the first, the rest land after it, balances exact', async () => {
-    const key = await createTestKey();
-    await writeFile(join(dir, 'sponsor-many.json'), key.keygenJson, { mode: 0o600 });
-    const sponsor = await loadSponsor(join(dir, 'sponsor-many.json'));
-    const sponsored = await createTestApp({}, { chain: t.chain, sponsor });
+    // The sponsor loaded as SPONSOR_KEYPAIR loads it, funded with 1 SOL, on this file's chain.
+    const { t: sponsored, sponsor, close } = await createSponsoredTestApp(1_000_000_000n, {}, { chain: t.chain });
     try {
       const sponsoredUrl = await sponsored.app.listen({ host: '127.0.0.1', port: 0 });
-      await airdropFactory({ rpc: t.chain.rpc, rpcSubscriptions: t.chain.rpcSubscriptions })({
-        recipientAddress: sponsor.signer.address,
-        lamports: asLamports(1_000_000_000n),
-        commitment: 'confirmed',
-      });
       const owner = await createKeyPairSignerFromBytes((await createTestKey()).secretKey);
       await writeEmptyTokenAccounts(t.chain, owner.address, 70);
       const sponsorBefore = await getLamports(t.chain, sponsor.signer.address);
@@ -208,7 +193,7 @@ describe('cinder with a fee sponsor (SPONSOR_KEYPAIR)', () => {
       assert.equal(await getLamports(t.chain, owner.address), 70n * 2_039_280n - fees, 'the rent of every account, less the fees');
       assert.equal(await getLamports(t.chain, sponsor.signer.address), sponsorBefore, 'the sponsor is repaid to the lamport');
     } finally {
-      await sponsored.close();
+      await close();
     }
   });
 });
