@@ -8,23 +8,12 @@
  * net, and the wall time of the request (the chain executes at once in test mode, so the time is
  * the service's and the embedded chain's work, not slots).
  */
-import { generateKeyPairSigner, getBase64Decoder, type Address } from '@solana/kit';
-import { AccountState, getMintEncoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { createTestApp, createTestKey, rpcResult, startTestChain, type TestChain } from '@cinder/testkit';
+import { createTestApp, createTestKey, rpcResult, startTestChain, writeEmptyTokenAccounts } from '@cinder/testkit';
 
 const SIZES = [200, 1000];
 const PRIORITY_FEE_SOL = 0.00001;
-
-async function writeEmptyAccounts(chain: TestChain, owner: Address, count: number, program: Address): Promise<void> {
-  const base64 = getBase64Decoder();
-  const set = (address: Address, lamports: number, data: Uint8Array) =>
-    rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [address, { lamports, data: base64.decode(data), owner: program }]);
-  const mint = (await generateKeyPairSigner()).address;
-  await set(mint, 1_461_600, new Uint8Array(getMintEncoder().encode({ mintAuthority: null, supply: 0n, decimals: 6, isInitialized: true, freezeAuthority: null })));
-  const data = new Uint8Array(getTokenEncoder().encode({ mint, owner, amount: 0n, delegate: null, state: AccountState.Initialized, isNative: null, delegatedAmount: 0n, closeAuthority: null }));
-  for (let i = 0; i < count; i++) await set((await generateKeyPairSigner()).address, 2_039_280, data);
-}
 
 async function run(accounts: number, v1: boolean) {
   const chain = await startTestChain({ v1Transactions: v1 });
@@ -32,8 +21,8 @@ async function run(accounts: number, v1: boolean) {
   try {
     const owner = await createTestKey();
     await rpcResult(chain.localnet.rpcUrl, 'localnet_setAccount', [owner.address, { lamports: 50_000_000 }]);
-    await writeEmptyAccounts(chain, owner.address, accounts / 2, TOKEN_PROGRAM_ADDRESS);
-    await writeEmptyAccounts(chain, owner.address, accounts / 2, TOKEN_2022_PROGRAM_ADDRESS);
+    await writeEmptyTokenAccounts(chain, owner.address, accounts / 2, TOKEN_PROGRAM_ADDRESS);
+    await writeEmptyTokenAccounts(chain, owner.address, accounts / 2, TOKEN_2022_PROGRAM_ADDRESS);
     const started = performance.now();
     const answer = await t.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: owner.base58SecretKey, priorityFee: PRIORITY_FEE_SOL } });
     const ms = performance.now() - started;
