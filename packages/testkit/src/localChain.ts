@@ -49,7 +49,7 @@ import {
   getTokenSize,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { startLocalnet, type Localnet } from '@cinder/localnet';
+import { startLocalnet, type Localnet, type Timing } from '@cinder/localnet';
 import { createTestKey } from './keys.ts';
 
 export interface TestChain {
@@ -68,13 +68,20 @@ const DEFAULT_DECIMALS = 9;
  * (`localnet_warpSlots`) instead of waiting.
  */
 export async function startTestChain(
-  opts: { slotIntervalMs?: number; programs?: { address: string; bytes: Uint8Array }[]; v1Transactions?: boolean } = {},
+  opts: {
+    slotIntervalMs?: number;
+    programs?: { address: string; bytes: Uint8Array }[];
+    v1Transactions?: boolean;
+    /** 'validator': a sent transaction executes ~0.1 s later and is confirmed a slot after, as on a cluster; default 'instant'. */
+    timing?: Timing;
+  } = {},
 ): Promise<TestChain> {
-  // Test mode executes a send at once (instant timing); Token-2022's native mint is asked for so
-  // that tests can wrap SOL under either token program.
+  // Test mode executes a send at once (instant timing) unless asked for a validator's; Token-2022's
+  // native mint is asked for so that tests can wrap SOL under either token program.
   const localnet = await startLocalnet({
     port: 0,
     testMode: true,
+    ...(opts.timing ? { timing: opts.timing } : {}),
     slotIntervalMs: opts.slotIntervalMs ?? 400,
     token2022NativeMint: true,
     ...(opts.programs ? { programs: opts.programs } : {}),
@@ -312,3 +319,5 @@ export async function writeEmptyTokenAccounts(chain: TestChain, owner: Address, 
   for (let i = 0; i < count; i++) await set((await generateKeyPairSigner()).address, 2_039_280n, data);
   return mint;
 }
+
+export type { Timing } from '@cinder/localnet';
