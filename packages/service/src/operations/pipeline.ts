@@ -306,7 +306,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
       // A keyless signer takes v1 only when it says so.
       const planned = await planOrThrow({ ...request, transactionVersions: request.transactionVersions ?? ['legacy', 0] }, Date.now() + deps.operationDeadlineMs);
-      if (planned.compiled.sponsored) assertFitsOneRelayToken(planned.compiled.transactions.map((t) => t.packed.actions.length), planned.compiled.feeLamports);
+      if (planned.compiled.sponsored) assertFitsOneRelayToken(planned.compiled.transactions, planned.compiled.feeLamports);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
       const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);
       // What is handed out for the sponsor to pay passes every check its signature will need at the relay.
