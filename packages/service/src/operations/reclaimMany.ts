@@ -11,24 +11,25 @@
  * whose closes the node refuses at simulation (its accounts changed since they were read): that
  * owner is left out with the node's reason (`TRANSACTION_REJECTED`) and the others packed again.
  */
-import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, signTransaction, type Address, type KeyPairSigner, type Transaction } from '@solana/kit';
+import { createNoopSigner, signTransaction, type Address, type KeyPairSigner, type Transaction } from '@solana/kit';
 import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
 import { feeUpperBound, priorityShare } from '../plan/fees.ts';
 import { assertFeeWithinReclaim, assertPayerCanPay } from '../plan/money.ts';
-import { netOf } from '../plan/net.ts';
 import { MAX_COMPUTE_UNIT_LIMIT } from '../plan/pack.ts';
 import { manyOwnerMessage, packOwners, type ManyOwnerTransaction } from '../plan/packOwners.ts';
-import { limitFromSimulation, limitWithoutSimulation, priceAt, type Price } from '../plan/pricing.ts';
+import type { Price } from '../plan/pricing.ts';
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import { rentExemptMinimum } from '../plan/rent.ts';
-import { COMPILES_PER_SLICE, mapConcurrently, mapInSlices, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
-import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
+import { mapConcurrently, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
+import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { describeManyOutcome } from './describe.ts';
 import { signLandReport } from './execute.ts';
+import { inOwnerTurns } from './ownerTurns.ts';
+import { compileUnsigned, priceFromSimulation, priceTransactions, totalsOf, type PriceSteps } from './price.ts';
 import { landTransactions, overallStatus, type RecordSent } from './land.ts';
 import { skippedOf, type ManyResult, type ManySkippedAccount, type ManyTransactionReport } from './operationResult.ts';
 
@@ -101,23 +102,27 @@ export const MAX_PREPARED_TRANSACTIONS = MAX_RELAY_TOKEN_MESSAGES;
 /** Rounds of leaving out owners whose closes the node refuses, before the job gives up (a race in every round is no accident). */
 const REJECTION_ROUNDS = 3;
 
-const priced = (transaction: ManyOwnerTransaction, computeUnitLimit: number, share: bigint): PricedManyTransaction => ({
-  ...transaction,
-  ...priceAt(computeUnitLimit, share, transaction.signatures),
-});
+/**
+ * The pricer's steps for a many-owner transaction (src/operations/price.ts): its version-0 message
+ * simulated for the fee payer at the largest limit and the price that pays its share, priced for
+ * its signatures (the fee payer's and each owner's). A failed simulation is the job's to read
+ * (the owner is left out), not the pricer's. `lifetime` null: a preview, priced without simulation.
+ */
+function manyPriceSteps(feePayer: Address, destination: Address, lifetime: BlockhashLifetime | null): PriceSteps<ManyOwnerTransaction, PricedManyTransaction> {
+  const payer = createNoopSigner(feePayer);
+  return {
+    simulationMessage: (transaction, share) =>
+      manyOwnerMessage(payer, lifetime!, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, destination),
+    price: (transaction, share, simulation) => ({ ...transaction, ...priceFromSimulation(transaction.computeUnitEstimate, share, simulation, transaction.signatures) }),
+  };
+}
 
-/** `rejected`: the accounts of owners left out because the node refused their closes. */
+/** The one summary (totalsOf) of the job's priced transactions; `rejected`: the accounts of owners left out because the node refused their closes. */
 function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[], rejected: readonly ManySkippedAccount[] = []): ManyPlan {
-  const net = netOf(
-    transactions.flatMap((t) => t.actions.map((a) => a.action)),
-    transactions.reduce((sum, t) => sum + t.feeLamports, 0n),
-  );
   return {
     owners,
     transactions,
-    feeLamports: net.feeLamports,
-    returnsLamports: net.reclaimedLamports + net.excessWithdrawnLamports,
-    netLamports: net.netLamports,
+    ...totalsOf(transactions.flatMap((t) => t.actions.map((a) => a.action)), transactions),
     skippedAccounts: [...owners.flatMap((o) => skippedOf(o.actions).map((s) => ({ ...s, owner: o.state.owner }))), ...rejected],
   };
 }
@@ -224,14 +229,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     }
     const reserve = rentExemptMinimum(rent!, 0);
     const feePayerLamports = also.get(job.feePayer)?.lamports ?? 0n;
-    const feePayer = createNoopSigner(job.feePayer);
-    const simulate = (transaction: ManyOwnerTransaction, share: bigint) =>
-      chain.simulate(
-        getBase64EncodedWireTransaction(
-          compileTransaction(manyOwnerMessage(feePayer, lifetime, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, job.destination)),
-        ),
-        deadline,
-      );
+    const steps = manyPriceSteps(job.feePayer, job.destination, lifetime);
     // Owners whose closes the node refuses (they changed since they were read) are left out with
     // their reason, and the others packed again: one wallet never blocks the rest of the job.
     const rejected: ManySkippedAccount[] = [];
@@ -241,12 +239,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       const shares = current.map((_, i) => priorityShare(job.priorityFeeLamports, current.length, i));
       // Said from the fee bounds before any simulation: a fee payer that cannot pay costs no RPC call more.
       assertFeePayerCanPay(job.feePayer, feePayerLamports, current.map((t, i) => feeUpperBound(t.signatures, shares[i]!)), reserve);
-      const simulations = await mapConcurrently(current, SIMULATIONS_AT_ONCE, (transaction, i) => simulate(transaction, shares[i]!));
-      const failed = current.flatMap((transaction, i) => (simulations[i]!.err ? [{ transaction, share: shares[i]!, err: simulations[i]!.err }] : []));
+      const { priced: transactions, failed } = await priceTransactions(chain, current, { priorityFeeLamports: job.priorityFeeLamports }, steps, deadline);
       if (failed.length === 0) {
-        const transactions = current.map((transaction, i) => {
-          return priced(transaction, limitFromSimulation(simulations[i]!.unitsConsumed, transaction.computeUnitEstimate), shares[i]!);
-        });
         const result = summarize(owners, transactions, rejected);
         assertFeePayerCanPay(job.feePayer, feePayerLamports, transactions.map((t) => t.feeLamports), reserve);
         assertFeeWithinReclaim(result.returnsLamports, result.feeLamports, job.allowNetLoss);
@@ -258,11 +252,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       // Which owners of the refused transactions the node refuses on their own.
       const suspects = remaining.filter((o) => failed.some((f) => f.transaction.owners.includes(o.state.owner)));
       const alone = await mapConcurrently(suspects, SIMULATIONS_AT_ONCE, async (suspect) => {
-        for (const transaction of await packOwners([{ owner: suspect.state.owner, actions: suspect.actions }], job.feePayer, job.destination)) {
-          const { err } = await simulate(transaction, 0n);
-          if (err) return err;
-        }
-        return null;
+        const own = await packOwners([{ owner: suspect.state.owner, actions: suspect.actions }], job.feePayer, job.destination);
+        return (await priceTransactions(chain, own, { priorityFeeLamports: 0n }, steps, deadline)).failed[0]?.err ?? null;
       });
       const culprits = suspects.flatMap((suspect, i) => (alone[i] === null ? [] : [{ suspect, err: alone[i] }]));
       if (culprits.length === 0 || round === REJECTION_ROUNDS) {
@@ -289,39 +280,11 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
   }
 
   /** The compiled, unsigned transactions of a plan (fee payer first, then the owners, as signers). */
-  async function compile(job: ManyJob, manyPlan: ManyPlan & { lifetime: BlockhashLifetime }): Promise<Transaction[]> {
+  function compile(job: ManyJob, manyPlan: ManyPlan & { lifetime: BlockhashLifetime }): Promise<Transaction[]> {
     const feePayer = createNoopSigner(job.feePayer);
-    return mapInSlices(
-      manyPlan.transactions,
-      (t) => compileTransaction(manyOwnerMessage(feePayer, manyPlan.lifetime, t.computeUnitLimit, t.computeUnitPriceMicroLamports, t.actions, job.destination)),
-      COMPILES_PER_SLICE,
+    return compileUnsigned(manyPlan.transactions, (t) =>
+      manyOwnerMessage(feePayer, manyPlan.lifetime, t.computeUnitLimit, t.computeUnitPriceMicroLamports, t.actions, job.destination),
     );
-  }
-
-  /**
-   * Turns of every owner (the same turns the single-owner doors take), in address order so that
-   * two jobs sharing owners cannot each hold one the other waits for; `fn` runs holding all.
-   */
-  function inTurns<T>(owners: readonly Address[], deadline: number, fn: (holdForLanding: () => Promise<void>) => Promise<T>, keepWhile: (result: T) => boolean): Promise<T> {
-    const sorted = [...owners].sort();
-    const held: { holdForLanding(): Promise<void> }[] = [];
-    const next = (i: number): Promise<T> => {
-      if (i === sorted.length) return fn(async () => { for (const turn of held) await turn.holdForLanding(); });
-      return deps.locks.withLock(
-        `owner:${sorted[i]}`,
-        (turn) => {
-          held.push(turn);
-          return next(i + 1);
-        },
-        {
-          busyCode: 'RECLAIM_IN_PROGRESS',
-          busyWallet: sorted[i]!,
-          maxWaitMs: turnWaitMs(deadline),
-          keepWhile,
-        },
-      );
-    };
-    return next(0);
   }
 
   return {
@@ -333,10 +296,9 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     async preview(request: ManyRequest): Promise<ManyPlan> {
       const deadline = Date.now() + deps.operationDeadlineMs;
       const { owners, packed } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
-      return summarize(
-        owners,
-        packed.map((t, i) => priced(t, limitWithoutSimulation(t.computeUnitEstimate), priorityShare(request.priorityFeeLamports, packed.length, i))),
-      );
+      const steps = manyPriceSteps(PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, null);
+      const { priced } = await priceTransactions(chain, packed, { priorityFeeLamports: request.priorityFeeLamports, simulated: 0 }, steps, deadline);
+      return summarize(owners, priced);
     },
 
     /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
@@ -357,10 +319,9 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       options: { deadline: number; recordSent?: RecordSent },
     ): Promise<ManyResult> {
       const { deadline } = options;
-      return inTurns(
-        job.owners,
-        deadline,
-        async (holdForLanding) => {
+      // The turns of every owner, the same turns the one-owner doors take (ownerTurns.ts).
+      const turns = { deadline, busyCode: 'RECLAIM_IN_PROGRESS', nameOwner: true, keepWhile: (result: ManyResult) => result.status === 'pending' } as const;
+      return inOwnerTurns(deps.locks, job.owners, turns, async (holdForLanding) => {
           // An outstanding sponsored operation of an owner would fail if this closed its accounts first.
           if (deps.sponsorPolicy) for (const owner of job.owners) await deps.sponsorPolicy.assertNoTurn(owner);
           const manyPlan = await plan(job, deadline);
@@ -394,9 +355,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
             skippedAccounts: manyPlan.skippedAccounts,
           };
           return { ...result, message: describeManyOutcome(result, job.owners.length) };
-        },
-        (result) => result.status === 'pending',
-      );
+      });
     },
   };
 }
