@@ -19,7 +19,10 @@ import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletS
 import { feeUpperBound, priorityShare } from '../plan/fees.ts';
 import { assertFeeWithinReclaim, assertPayerCanPay } from '../plan/money.ts';
 import { MAX_COMPUTE_UNIT_LIMIT } from '../plan/pack.ts';
-import { manyOwnerMessage, packOwners, type ManyOwnerTransaction } from '../plan/packOwners.ts';
+import { manyOwnerInstructions, manyOwnerMessage, manyOwnerV1Message, packOwners, type ManyOwnerTransaction, type ManyOwnerVersion } from '../plan/packOwners.ts';
+import { chooseTransactionVersion, TRANSACTION_VERSIONS, type TransactionVersion, type V1Limits } from '../plan/transactionVersion.ts';
+import { isV1GateActive } from '../chain/featureGate.ts';
+import { v1PriceFrom, v1SimulationMessage } from './compileV1.ts';
 import type { Price } from '../plan/pricing.ts';
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import { rentExemptMinimum } from '../plan/rent.ts';
@@ -58,6 +61,12 @@ export interface ManyRequest {
   burn: readonly Address[];
   priorityFeeLamports: bigint;
   allowNetLoss: boolean;
+  /**
+   * The transaction versions the signer takes. Default legacy and v0: a keyless signer, or a
+   * preview for any signer; the keyed door, where Cinder signs, takes every version. v1 is used
+   * only where the cluster's gate is active too (src/plan/transactionVersion.ts), else v0.
+   */
+  transactionVersions?: readonly TransactionVersion[];
 }
 
 export interface ManyJob extends ManyRequest {
@@ -78,7 +87,8 @@ export interface OwnerPlan {
   returnsLamports: bigint;
 }
 
-export type PricedManyTransaction = ManyOwnerTransaction & Price;
+/** A priced transaction of the job; `v1`: its limits, when the job is in v1 (src/operations/compileV1.ts). */
+export type PricedManyTransaction = ManyOwnerTransaction & Price & { v1?: V1Limits };
 
 export interface ManyPlan {
   owners: OwnerPlan[];
@@ -99,17 +109,32 @@ export interface ManyPlan {
  */
 export const MAX_PREPARED_TRANSACTIONS = MAX_RELAY_TOKEN_MESSAGES;
 
+/** What a signer that does not say takes: legacy and v0 (v1 only where it declares 1). */
+const KEYLESS_VERSIONS: readonly TransactionVersion[] = ['legacy', 0];
+
 /** Rounds of leaving out owners whose closes the node refuses, before the job gives up (a race in every round is no accident). */
 const REJECTION_ROUNDS = 3;
 
 /**
- * The pricer's steps for a many-owner transaction (src/operations/price.ts): its version-0 message
- * simulated for the fee payer at the largest limit and the price that pays its share, priced for
- * its signatures (the fee payer's and each owner's). A failed simulation is the job's to read
- * (the owner is left out), not the pricer's. `lifetime` null: a preview, priced without simulation.
+ * The pricer's steps for a many-owner transaction (src/operations/price.ts): its message simulated
+ * for the fee payer at the largest limits and the price that pays its share (v0: compute-budget
+ * instructions; v1: its config, as compileV1.ts reads it for one owner), priced for its signatures
+ * (the fee payer's and each owner's). A failed simulation is the job's to read (the owner is left
+ * out), not the pricer's. `lifetime` null: a preview, priced without simulation.
  */
-function manyPriceSteps(feePayer: Address, destination: Address, lifetime: BlockhashLifetime | null): PriceSteps<ManyOwnerTransaction, PricedManyTransaction> {
+function manyPriceSteps(
+  feePayer: Address,
+  destination: Address,
+  lifetime: BlockhashLifetime | null,
+  version: ManyOwnerVersion,
+): PriceSteps<ManyOwnerTransaction, PricedManyTransaction> {
   const payer = createNoopSigner(feePayer);
+  if (version === 1) {
+    return {
+      simulationMessage: (transaction, share) => v1SimulationMessage(payer, lifetime!, manyOwnerInstructions(transaction.actions, destination), share),
+      price: (transaction, share, simulation) => ({ ...transaction, ...v1PriceFrom(transaction.computeUnitEstimate, share, simulation, transaction.signatures) }),
+    };
+  }
   return {
     simulationMessage: (transaction, share) =>
       manyOwnerMessage(payer, lifetime!, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, destination),
@@ -165,9 +190,16 @@ export interface ReclaimMany {
 export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
   const { chain } = deps;
 
+  /** The version of the job: v1 where the signer takes it and the cluster's gate is active (read once per process), else v0. */
+  async function versionOf(request: ManyRequest, deadline: number): Promise<ManyOwnerVersion> {
+    const signerVersions = request.transactionVersions ?? KEYLESS_VERSIONS;
+    const v1GateActive = signerVersions.includes(1) && (await isV1GateActive(chain, deadline));
+    return chooseTransactionVersion({ v1GateActive, signerVersions, fallback: 0 }) === 1 ? 1 : 0;
+  }
+
   /** Read and plan every owner; pack their closes for this fee payer and destination. */
   async function planOwners(request: ManyRequest, feePayer: Address, destination: Address, alsoRead: readonly Address[], deadline: number) {
-    const { states, also } = await readWallets(chain, request.owners, alsoRead, deadline);
+    const [{ states, also }, version] = await Promise.all([readWallets(chain, request.owners, alsoRead, deadline), versionOf(request, deadline)]);
     const burnMints = new Set(request.burn);
     const owners = await Promise.all(
       states.map(async (state): Promise<OwnerPlan> => {
@@ -180,8 +212,9 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       owners.map((o) => ({ owner: o.state.owner, actions: o.actions })),
       feePayer,
       destination,
+      version,
     );
-    return { owners, packed, also, rent: states[0]?.rent };
+    return { owners, packed, also, rent: states[0]?.rent, version };
   }
 
   /** The fee payer must hold every fee and keep a valid balance (the rent-exempt minimum, or exactly 0): the one payer check (plan/money.ts). */
@@ -202,7 +235,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         'is one of the owners: the rent goes to one address outside the wallets being emptied (so that what arrives there is exactly the rent, and a wrong paste is caught)',
       );
     }
-    const [{ owners, packed, also, rent }, lifetime] = await Promise.all([
+    const [{ owners, packed, also, rent, version }, lifetime] = await Promise.all([
       planOwners(job, job.feePayer, job.destination, [job.feePayer, job.destination], deadline),
       chain.getLatestBlockhash(deadline),
     ]);
@@ -229,7 +262,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     }
     const reserve = rentExemptMinimum(rent!, 0);
     const feePayerLamports = also.get(job.feePayer)?.lamports ?? 0n;
-    const steps = manyPriceSteps(job.feePayer, job.destination, lifetime);
+    const steps = manyPriceSteps(job.feePayer, job.destination, lifetime, version);
     // Owners whose closes the node refuses (they changed since they were read) are left out with
     // their reason, and the others packed again: one wallet never blocks the rest of the job.
     const rejected: ManySkippedAccount[] = [];
@@ -252,7 +285,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       // Which owners of the refused transactions the node refuses on their own.
       const suspects = remaining.filter((o) => failed.some((f) => f.transaction.owners.includes(o.state.owner)));
       const alone = await mapConcurrently(suspects, SIMULATIONS_AT_ONCE, async (suspect) => {
-        const own = await packOwners([{ owner: suspect.state.owner, actions: suspect.actions }], job.feePayer, job.destination);
+        const own = await packOwners([{ owner: suspect.state.owner, actions: suspect.actions }], job.feePayer, job.destination, version);
         return (await priceTransactions(chain, own, { priorityFeeLamports: 0n }, steps, deadline)).failed[0]?.err ?? null;
       });
       const culprits = suspects.flatMap((suspect, i) => (alone[i] === null ? [] : [{ suspect, err: alone[i] }]));
@@ -272,6 +305,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         remaining.map((o) => ({ owner: o.state.owner, actions: o.actions })),
         job.feePayer,
         job.destination,
+        version,
       );
       if (current.length === 0) {
         throw new CinderError('TRANSACTION_REJECTED', { reason: 'accounts', skipped: rejected });
@@ -283,7 +317,9 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
   function compile(job: ManyJob, manyPlan: ManyPlan & { lifetime: BlockhashLifetime }): Promise<Transaction[]> {
     const feePayer = createNoopSigner(job.feePayer);
     return compileUnsigned(manyPlan.transactions, (t) =>
-      manyOwnerMessage(feePayer, manyPlan.lifetime, t.computeUnitLimit, t.computeUnitPriceMicroLamports, t.actions, job.destination),
+      t.v1
+        ? manyOwnerV1Message(feePayer, manyPlan.lifetime, t.v1, t.actions, job.destination)
+        : manyOwnerMessage(feePayer, manyPlan.lifetime, t.computeUnitLimit, t.computeUnitPriceMicroLamports, t.actions, job.destination),
     );
   }
 
@@ -295,8 +331,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
      */
     async preview(request: ManyRequest): Promise<ManyPlan> {
       const deadline = Date.now() + deps.operationDeadlineMs;
-      const { owners, packed } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
-      const steps = manyPriceSteps(PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, null);
+      const { owners, packed, version } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
+      const steps = manyPriceSteps(PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, null, version);
       const { priced } = await priceTransactions(chain, packed, { priorityFeeLamports: request.priorityFeeLamports, simulated: 0 }, steps, deadline);
       return summarize(owners, priced);
     },
@@ -324,7 +360,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       return inOwnerTurns(deps.locks, job.owners, turns, async (holdForLanding) => {
           // An outstanding sponsored operation of an owner would fail if this closed its accounts first.
           if (deps.sponsorPolicy) for (const owner of job.owners) await deps.sponsorPolicy.assertNoTurn(owner);
-          const manyPlan = await plan(job, deadline);
+          // Cinder signs here: every version the cluster takes.
+          const manyPlan = await plan({ ...job, transactionVersions: job.transactionVersions ?? TRANSACTION_VERSIONS }, deadline);
           const unsigned = await compile(job, manyPlan);
           const reports = await signLandReport(
             manyPlan.transactions.map((t, i) => ({ ...t, closedAccounts: closedOf(t), unsigned: unsigned[i]! })),
