@@ -150,9 +150,14 @@ function transactionOf(feePayer: Address, actions: OwnedAction[]): ManyOwnerTran
 /**
  * Every owner's sending actions packed, owners in the order given and each owner's accounts in the
  * planner's order: an account joins the current transaction while the transaction stays within the
- * packet size and the compute limit, else it starts the next one. A transaction holds at most a few
- * dozen accounts, so its size is computed anew for each account (microseconds), a slice of
+ * format's limits and the compute limit, else it starts the next one. A transaction holds at most a
+ * few dozen accounts, so its size is computed anew for each account (microseconds), a slice of
  * accounts at a time (src/plan/slices.ts): a job of 1,000 owners is thousands of accounts.
+ *
+ * v1's binding limit is often its 12 signatures, where next-fit would leave the last transaction
+ * with one owner and split another owner over two (a signature more): the owners are packed a
+ * second time, at most ⌈owners / transactions⌉ to a transaction, and that packing is kept when it
+ * needs no more transactions and no more signatures.
  */
 export async function packOwners(
   owners: readonly OwnerActions[],
@@ -160,8 +165,25 @@ export async function packOwners(
   destination: Address,
   version: ManyOwnerVersion = 0,
 ): Promise<ManyOwnerTransaction[]> {
+  const nextFit = await packNextFit(owners, feePayer, destination, version, Infinity);
+  if (version === 0 || nextFit.length < 2) return nextFit;
+  const sending = owners.filter((o) => o.actions.some((a) => ACTIONS_THAT_SEND.has(a.action))).length;
+  const even = await packNextFit(owners, feePayer, destination, version, Math.ceil(sending / nextFit.length));
+  const signatures = (transactions: readonly ManyOwnerTransaction[]) => transactions.reduce((sum, t) => sum + t.signatures, 0);
+  return even.length <= nextFit.length && signatures(even) <= signatures(nextFit) ? even : nextFit;
+}
+
+/** Next-fit at the account level, at most `maxOwners` owners to a transaction. */
+async function packNextFit(
+  owners: readonly OwnerActions[],
+  feePayer: Address,
+  destination: Address,
+  version: ManyOwnerVersion,
+  maxOwners: number,
+): Promise<ManyOwnerTransaction[]> {
   const transactions: ManyOwnerTransaction[] = [];
   let current: OwnedAction[] = [];
+  let currentOwners = new Set<Address>();
   let index = 0;
   for (const { owner, actions } of owners) {
     for (const action of actions) {
@@ -169,15 +191,18 @@ export async function packOwners(
       if (!ACTIONS_THAT_SEND.has(action.action)) continue;
       const candidate = [...current, { owner, action }];
       const fits =
-        version === 1
+        (currentOwners.has(owner) || currentOwners.size < maxOwners) &&
+        (version === 1
           ? fitsV1(feePayer, candidate, destination)
-          : manyOwnerTransactionSize(feePayer, candidate, destination) <= TRANSACTION_SIZE_LIMIT && computeUnitsOf(candidate) <= MAX_COMPUTE_UNIT_LIMIT;
+          : manyOwnerTransactionSize(feePayer, candidate, destination) <= TRANSACTION_SIZE_LIMIT && computeUnitsOf(candidate) <= MAX_COMPUTE_UNIT_LIMIT);
       if (fits || current.length === 0) {
         current = candidate;
+        currentOwners.add(owner);
         continue;
       }
       transactions.push(transactionOf(feePayer, current));
       current = [{ owner, action }];
+      currentOwners = new Set([owner]);
     }
   }
   if (current.length > 0) transactions.push(transactionOf(feePayer, current));
