@@ -377,18 +377,18 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
             },
           );
           const transactions = manyPlan.transactions.map((t, i): ManyTransactionReport => ({ ...reports[i]!, owners: t.owners }));
-          const reclaimedLamports = manyPlan.transactions.reduce((sum, t, i) => (transactions[i]!.status === 'success' ? sum + t.returnsLamports : sum), 0n);
-          const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
-          const status = overallStatus(transactions.map((t) => t.status));
+          // What landed, counted by the one summary: the rent of the closes that landed, every fee the fee payer paid.
+          const landed = manyPlan.transactions.filter((_, i) => transactions[i]!.status === 'success');
+          const { returnsLamports: reclaimedLamports, feeLamports, netLamports } = totalsOf(landed.flatMap((t) => t.actions.map((a) => a.action)), transactions);
           const result = {
-            status,
+            status: overallStatus(transactions.map((t) => t.status)),
             signatures: transactions.map((t) => t.signature),
             feePayer: job.feePayer,
             destination: job.destination,
             transactions,
             reclaimedLamports,
             feeLamports,
-            netLamports: reclaimedLamports - feeLamports,
+            netLamports,
             skippedAccounts: manyPlan.skippedAccounts,
           };
           return { ...result, message: describeManyOutcome(result, job.owners.length) };
