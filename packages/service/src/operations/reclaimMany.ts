@@ -1,10 +1,14 @@
 /**
- * One reclaim across many wallets (docs/many-wallets.md): read every owner, plan each owner's
- * accounts with the single reclaim's planner, pack the closes of many owners into shared version-0
- * transactions (src/plan/packOwners.ts) whose closes all pay out to one `destination`, price them
- * for one fee payer that pays every fee, and check the money rules on the whole job. A preview
- * stops after packing, prepare hands back the unsigned transactions, a keyed reclaim signs with
- * every owner's key and the fee payer's and lands them.
+ * One reclaim across many wallets (docs/many-wallets.md): a different input to the stages of the
+ * one-owner pipeline. Every owner is read (readWallets.ts) and planned with the single reclaim's
+ * planner; priced by the one pricer (price.ts, with the steps below), summed by the one summary,
+ * compiled by compileUnsigned, run under every owner's turn (ownerTurns.ts) and signed, landed and
+ * reported by the one executor (execute.ts). What this module holds of its own is what only many
+ * owners have: their closes packed together into shared transactions (src/plan/packOwners.ts:
+ * version 0, or v1 where the cluster's gate is active and the signer takes it) that all pay out to
+ * one `destination` and one fee payer pays; an owner left out when the node refuses its closes;
+ * and the signing with the fee payer's and every owner's key. A preview stops after packing,
+ * prepare hands back the unsigned transactions, a keyed reclaim signs and lands them.
  *
  * What cannot be closed (frozen, holding tokens of a mint not listed for burning, …) is skipped
  * with its reason by the planner and never blocks the other accounts or owners; nor does an owner
