@@ -42,7 +42,10 @@ import { installTestWallet, type TestWallet } from './testWallet.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // .ci/run installs Chromium and sets this: there, a missing browser is a failure, not a skip.
 const REQUIRED = process.env.CINDER_BROWSER_REQUIRED === '1';
-export const WAIT = { timeout: 90_000 };
+// How long a step may take before the page counts as stuck: a bound for a hung page, never a
+// speed. Generous, since a step of a large wallet on a machine whose cores are all busy can take
+// minutes; each test's own timeout is longer still.
+export const WAIT = { timeout: 240_000 };
 export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
 export interface Suite {

@@ -27,11 +27,11 @@ import {
   type TestWalletKind,
 } from '@cinder/testkit';
 import { sol } from '../src/format.ts';
+import { WAIT } from './harness.ts';
 import { installTestWallet, TEST_WALLET_NAME } from './testWallet.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const REQUIRED = process.env.CINDER_BROWSER_REQUIRED === '1';
-const WAIT = { timeout: 90_000 };
 const RENT = 2_039_280n;
 
 let s: SponsoredTestApp;

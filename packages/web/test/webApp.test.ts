@@ -39,12 +39,12 @@ import { createTestKey } from '@cinder/testkit';
 import { createAta, createAuxTokenAccount, createFundedSigner, createTestMint, getLamports, mintTokens, sendInstructions, type TestChain } from '@cinder/testkit';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@cinder/testkit';
 import { rpcResult } from '@cinder/testkit';
+import { WAIT } from './harness.ts';
 import { installTestWallet, TEST_WALLET_NAME, type TestWallet } from './testWallet.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // .ci/run installs Chromium and sets this: there, a missing browser is a failure, not a skip.
 const REQUIRED = process.env.CINDER_BROWSER_REQUIRED === '1';
-const WAIT = { timeout: 90_000 };
 const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
 let t: TestApp;
