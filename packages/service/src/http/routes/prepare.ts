@@ -28,6 +28,7 @@ import {
   PriorityFeeField,
   problem,
   SignerField,
+  TransactionVersionsField,
   U64,
   u64,
   WithdrawExcessField,
@@ -107,6 +108,7 @@ export const PrepareBurnRequestSchema = Type.Object(
     feePayer: Type.Optional(FeePayerField),
     allowNetLoss: Type.Optional(AllowNetLossField),
     signer: Type.Optional(SignerField),
+    transactionVersions: Type.Optional(TransactionVersionsField),
   },
   { additionalProperties: false },
 );
@@ -120,6 +122,7 @@ export const PrepareReclaimRequestSchema = Type.Object(
     feePayer: Type.Optional(FeePayerField),
     allowNetLoss: Type.Optional(AllowNetLossField),
     signer: Type.Optional(SignerField),
+    transactionVersions: Type.Optional(TransactionVersionsField),
   },
   { additionalProperties: false },
 );
@@ -221,7 +224,7 @@ export function registerPrepareRoutes(
   };
 
   app.post('/burn_tokens/prepare', { config: { budget: 'burn', problemCodes: PREPARE_BURN_PROBLEMS }, schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
-    const { mint, owner, priorityFee, feePayer, allowNetLoss, signer } = request.body;
+    const { mint, owner, priorityFee, feePayer, allowNetLoss, signer, transactionVersions } = request.body;
     const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
@@ -230,6 +233,7 @@ export function registerPrepareRoutes(
       allowNetLoss: allowNetLoss ?? false,
       feePayer: feePayer ?? 'owner',
       signer: signer ?? 'key',
+      ...(transactionVersions ? { transactionVersions } : {}),
     });
   });
 
@@ -250,7 +254,7 @@ export function registerPrepareRoutes(
     },
     async (request) => {
       if ('owners' in request.body) return prepareManyHandler(many, request.body);
-      const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss, signer } = request.body;
+      const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss, signer, transactionVersions } = request.body;
       return prepare({
         owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
         operation: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
@@ -258,6 +262,7 @@ export function registerPrepareRoutes(
         allowNetLoss: allowNetLoss ?? false,
         feePayer: feePayer ?? 'owner',
         signer: signer ?? 'key',
+        ...(transactionVersions ? { transactionVersions } : {}),
       });
     },
   );
