@@ -83,7 +83,7 @@ async function signAll(wires: string[], owner: KeyPairSigner): Promise<string[]>
 async function chainFees(signatures: Signature[]): Promise<bigint> {
   let sum = 0n;
   for (const signature of signatures) {
-    const transaction = await t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+    const transaction = await t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1, encoding: 'json' }).send();
     assert.ok(transaction?.meta, `transaction ${signature} is on the chain`);
     sum += transaction.meta.fee;
   }
