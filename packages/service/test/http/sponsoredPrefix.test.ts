@@ -49,10 +49,10 @@ const relay = (transactions: string[], relayToken?: string) =>
   s.t.app.inject({ method: 'POST', url: '/api/transactions', payload: { transactions, ...(relayToken ? { relayToken } : {}) } });
 after(() => s.close());
 
-async function onChain(signature: Signature): Promise<{ feePayer: string; fee: bigint }> {
+async function onChain(signature: Signature): Promise<{ feePayer: string; fee: bigint; version: unknown }> {
   const transaction = await s.t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1, encoding: 'json' }).send();
   if (!transaction?.meta) throw new Error(`transaction ${signature} is not on the chain`);
-  return { feePayer: transaction.transaction.message.accountKeys[0]!, fee: transaction.meta.fee };
+  return { feePayer: transaction.transaction.message.accountKeys[0]!, fee: transaction.meta.fee, version: transaction.version };
 }
 
 describe('a 0-SOL wallet through the keyed door', () => {
@@ -83,6 +83,8 @@ describe('a 0-SOL wallet through the keyed door', () => {
       'the sponsor is the fee payer of the first transaction only',
     );
     assert.deepEqual(landed.map((l) => l.fee), [10_000n, ...signatures.slice(1).map(() => 5_000n)]);
+    // Cinder signs, the gate is active: the sponsored one is v1 too, and repays the sponsor in itself.
+    assert.deepEqual(landed.map((l) => l.version), signatures.map(() => 1));
     assert.equal(await getLamports(s.t.chain, owner.address), BigInt(summary.netLamports));
     assert.equal(await getLamports(s.t.chain, s.sponsor.signer.address), sponsorBefore, 'the sponsor ends where it began');
   });
