@@ -24,6 +24,7 @@ import { getSetComputeUnitPriceInstruction } from '@solana-program/compute-budge
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getCloseAccountInstruction } from '@solana-program/token';
 import { CinderError } from '../../src/errors.ts';
+import { memoInstruction, phantomLikeGuards } from '@cinder/testkit';
 import { sponsoredMessage } from '../../src/operations/sponsoredMessage.ts';
 import { checkWalletAdditions, feeOfMessage, sponsorFeeRepaid, type WalletAdditionsVerdict } from '../../src/plan/walletAdditions.ts';
 import { v1ConfigProblem } from '../../src/plan/v1Config.ts';
@@ -120,4 +121,18 @@ test('sponsored: a wallet that raised the v1 priority fee above the repayment is
   assert.equal(check.feeLamports, 15_000n);
   if (!check.ok) assert.match(check.reason, /priority fee of 5000 lamports in the v1 config/);
   refusedBySponsor(message, /repays the fee sponsor .* of its .* SOL fee: the wallet set a priority fee of 5000 lamports/);
+});
+
+test("a wallet's guards and one Memo on a v1 message are judged as on legacy: Phantom's set accepted, a foreign instruction refused", () => {
+  const prepared = v1(owner, [close(accountA), close(accountB)], LIMITS);
+  const guards = phantomLikeGuards(owner, 1_000n);
+  const guarded = v1(owner, [...guards.before, close(accountA), close(accountB), ...guards.after, memoInstruction('reclaimed', owner)], LIMITS);
+  const additions = accepted(checkWalletAdditions(prepared, guarded, null));
+  assert.equal(additions.lighthouse, 4);
+  assert.equal(additions.memo, true);
+  assert.equal(additions.computeBudget.changed, false);
+  const foreign = v1(owner, [close(accountA), close(accountB), getTransferSolInstruction({ source: signer(owner), destination: sponsor, amount: 1n })], LIMITS);
+  const verdict = checkWalletAdditions(prepared, foreign, null);
+  assert.equal(verdict.ok, false);
+  if (!verdict.ok) assert.match(verdict.reason, /System TransferSol\) was added after Cinder's instructions/);
 });
