@@ -12,7 +12,7 @@ import { inFormWords } from './problems.ts';
 import { reclaim, type Outcome, type Progress } from './reclaim.ts';
 import { retryingLimits } from './retry.ts';
 import { Result, RetryNotice, SendProgress } from './SendProgress.tsx';
-import { signAll, type SigningWallet } from './wallet.ts';
+import { signAll, transactionVersionsOf, type SigningWallet } from './wallet.ts';
 import { WalletPicker } from './WalletPicker.tsx';
 import type { Cluster } from './settings.ts';
 
@@ -84,7 +84,15 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     setLoading(true);
     try {
       // signer "wallet": the preview packs as the prepare does, leaving room for what the wallet adds.
-      const query = { owner, metadata: 'true' as const, signer: 'wallet' as const, ...(burn.size > 0 ? { burn: [...burn].join(',') } : {}) };
+      // The wallet's own versions too: the preview packs v1 exactly where the prepare will.
+      const versions = target?.wallet ? transactionVersionsOf(target.wallet) : undefined;
+      const query = {
+        owner,
+        metadata: 'true' as const,
+        signer: 'wallet' as const,
+        ...(burn.size > 0 ? { burn: [...burn].join(',') } : {}),
+        ...(versions ? { transactionVersions: versions.join(',') } : {}),
+      };
       const answer = await retryingLimits(
         () => api.preview(query),
         (left) => id === loads.current && setPreviewRetry(left),
@@ -142,12 +150,20 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
   async function run() {
     if (!target?.wallet || !owner || !summary) return;
     const { wallet, account } = target;
+    const versions = transactionVersionsOf(wallet);
     setConfirming(false);
     setFailure(null);
     setOutcome(null);
     try {
       const result = await reclaim(
-        { owner, priorityFee: 0, burn: [...selected], feePayer: summary.sponsored ? 'sponsor' : 'owner', signer: 'wallet' },
+        {
+          owner,
+          priorityFee: 0,
+          burn: [...selected],
+          feePayer: summary.sponsored ? 'sponsor' : 'owner',
+          signer: 'wallet',
+          ...(versions ? { transactionVersions: versions } : {}),
+        },
         (transactions) => signAll(wallet, account, transactions, cluster ? CHAIN_IDS[cluster] : null),
         setProgress,
       );

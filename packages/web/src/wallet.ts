@@ -27,6 +27,21 @@ export function watchWallets(onChange: (wallets: SigningWallet[]) => void): () =
   };
 }
 
+/** A transaction version as the API's `transactionVersions` names it. */
+export type TransactionVersion = 'legacy' | 0 | 1;
+
+/**
+ * The transaction versions the wallet signs, read at run time from the very feature the page calls
+ * (solana:signTransaction's `supportedTransactionVersions`; 1 since wallet-standard-features 1.5.0):
+ * the server packs v1 only for a wallet that declares 1, and legacy otherwise. A wallet that
+ * declares nothing the API knows gets the API's default (legacy and 0).
+ */
+export function transactionVersionsOf(wallet: SigningWallet): TransactionVersion[] | undefined {
+  const declared: readonly unknown[] = wallet.features[SolanaSignTransaction].supportedTransactionVersions ?? [];
+  const known = [...new Set(declared.filter((v): v is TransactionVersion => v === 'legacy' || v === 0 || v === 1))];
+  return known.length > 0 ? known : undefined;
+}
+
 /** standard:connect; the first Solana account the wallet grants. */
 export async function connect(wallet: SigningWallet): Promise<WalletAccount> {
   const { accounts } = await wallet.features[StandardConnect].connect();

@@ -112,12 +112,12 @@ export interface Session {
   check(): Promise<void>;
 }
 
-/** A fresh browser context with the test wallet of `owner` and every guard installed. */
-export async function open(suite: Suite, owner: KeyPairSigner, base = suite.url): Promise<Session> {
+/** A fresh browser context with the test wallet of `owner` (declaring `versions`, default legacy and 0) and every guard installed. */
+export async function open(suite: Suite, owner: KeyPairSigner, base = suite.url, versions?: Parameters<typeof installTestWallet>[2]): Promise<Session> {
   const context = await suite.browser!.newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT.timeout);
-  const wallet = await installTestWallet(page, owner);
+  const wallet = await installTestWallet(page, owner, versions);
   const origin = new URL(base).origin;
   const session: Session = {
     context,

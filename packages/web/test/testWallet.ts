@@ -41,7 +41,7 @@ export interface TestWallet {
  * inserted into it.
  */
 const REGISTER_IN_PAGE = `
-(({ address, publicKey, name }) => {
+(({ address, publicKey, name, versions }) => {
   const toBase64 = (bytes) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
   const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   const chains = ['solana:mainnet', 'solana:devnet', 'solana:testnet', 'solana:localnet'];
@@ -59,7 +59,7 @@ const REGISTER_IN_PAGE = `
       'standard:events': { version: '1.0.0', on: () => () => {} },
       'solana:signTransaction': {
         version: '1.0.0',
-        supportedTransactionVersions: ['legacy', 0],
+        supportedTransactionVersions: Object.freeze(versions),
         signTransaction: async (...inputs) => {
           if (inputs.some((input) => input.account.address !== address)) throw new Error('Unknown account');
           const signed = await window.cinderTestWalletSign(inputs.map((input) => toBase64(input.transaction)));
@@ -73,8 +73,12 @@ const REGISTER_IN_PAGE = `
   window.addEventListener('wallet-standard:app-ready', (event) => callback(event.detail));
 })`;
 
-/** Installs the wallet of `signer` in `page` (before navigation). */
-export async function installTestWallet(page: Page, signer: KeyPairSigner): Promise<TestWallet> {
+/**
+ * Installs the wallet of `signer` in `page` (before navigation). `versions`: what its
+ * solana:signTransaction declares in `supportedTransactionVersions` (default legacy and 0, as most
+ * wallets today; [..., 1] as a wallet on wallet-standard-features 1.5.0 that signs v1).
+ */
+export async function installTestWallet(page: Page, signer: KeyPairSigner, versions: readonly ('legacy' | 0 | 1)[] = ['legacy', 0]): Promise<TestWallet> {
   const state: TestWallet = { mode: 'sign', calls: [] };
   await page.exposeFunction('cinderTestWalletSign', async (inputs: string[]) => {
     state.calls.push(inputs);
@@ -94,7 +98,7 @@ export async function installTestWallet(page: Page, signer: KeyPairSigner): Prom
     }
     return signed;
   });
-  const settings = { address: signer.address, publicKey: [...getAddressEncoder().encode(signer.address)], name: TEST_WALLET_NAME };
+  const settings = { address: signer.address, publicKey: [...getAddressEncoder().encode(signer.address)], name: TEST_WALLET_NAME, versions };
   await page.addInitScript(`${REGISTER_IN_PAGE}(${JSON.stringify(settings)});`);
   return state;
 }

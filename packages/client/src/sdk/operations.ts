@@ -58,6 +58,7 @@ export function operationMethods({ request, post }: Transport): OperationMethods
       if (preview.withdrawExcess !== undefined) query.set('withdrawExcess', String(preview.withdrawExcess));
       if (preview.metadata !== undefined) query.set('metadata', String(preview.metadata));
       if (preview.signer !== undefined) query.set('signer', preview.signer);
+      if (preview.transactionVersions !== undefined) query.set('transactionVersions', preview.transactionVersions.join(','));
       const { json } = await request({ method: 'GET', path: `api/reclaim_rent?${query}`, retryable: true, signal: requestOptions.signal });
       return normalisePreview(json);
     },

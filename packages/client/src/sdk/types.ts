@@ -100,11 +100,12 @@ export type Keypair = Api.GenerateWalletsResponse['keypairs'][number];
 export type WalletStreamLine = Exclude<Api.GenerateWalletsStreamLine, { error: unknown }>;
 
 /**
- * GET /api/reclaim_rent's parameters as values: the mints to burn as a list, the fee as a number of
+ * GET /api/reclaim_rent's parameters as values: the mints to burn and the transaction versions as lists, the fee as a number of
  * SOL (as in a reclaim), the flags as booleans.
  */
 export type PreviewReclaimRequest = Pick<Api.ReclaimPreviewQuery, 'owner'> &
   Partial<Pick<Api.ReclaimRequest, 'burn' | 'priorityFee' | 'withdrawExcess'>> &
+  Partial<Pick<Api.PrepareReclaimRequest, 'transactionVersions'>> &
   QueryOptions<Pick<Api.ReclaimPreviewQuery, 'metadata'>> &
   Pick<Api.ReclaimPreviewQuery, 'signer'>;
 

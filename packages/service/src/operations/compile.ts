@@ -85,7 +85,8 @@ export interface CompileInput {
   estimate?: boolean;
   /**
    * The version the job uses (src/plan/transactionVersion.ts: 1 only where the cluster's gate is
-   * active and the signer takes it). Default legacy. A sponsored plan stays legacy.
+   * active and the signer takes it). Default legacy. A sponsored v1 plan repays the sponsor in each
+   * sponsored transaction, as legacy does.
    */
   transactionVersion?: TransactionVersion;
 }
@@ -107,7 +108,7 @@ async function priceTransactions(
 ): Promise<CompiledTransaction[]> {
   const options = { priorityFeeLamports: input.priorityFeeLamports, simulated: input.estimate ? SIMULATIONS_AT_ONCE : Infinity };
   const room = roomOf(input).computeUnits;
-  if (v1) return (await price(chain, planned, options, v1PriceSteps(parties, input.lifetime, room), deadline)).priced;
+  if (v1) return (await price(chain, planned, options, v1PriceSteps(parties, input.lifetime, room, input.sponsor?.policy), deadline)).priced;
   const sponsored = parties.feePayer.address !== parties.owner.address;
   const signatures = sponsored ? 2 : 1;
   const steps: PriceSteps<PlannedTransaction, CompiledTransaction> = {
@@ -192,11 +193,13 @@ async function compileSponsored(
   await sponsor.policy.admit(input.owner);
   // Compiling needs no key: the sponsor only marks its signature's slot (its policy signs, later).
   const parties = { owner, feePayer: createNoopSigner(sponsor.policy.sponsor) };
-  const planned = await packTransactions(input.actions, parties, roomOf(input));
+  const v1 = input.transactionVersion === 1;
+  const planned = await packTransactions(input.actions, parties, roomOf(input), v1 ? V1_FORMAT : undefined);
   const reserve = rentExemptMinimum(input.rent, 0);
   const bounds = planned.map((_, i) => feeUpperBound(2, priorityShare(input.priorityFeeLamports, planned.length, i)));
   sponsor.policy.assertCanPayPlan(bounds, sponsor.lamports, reserve);
-  const transactions = await priceTransactions(chain, planned, parties, input, deadline).catch((error: unknown) => {
+  const priced = priceTransactions(chain, planned, parties, input, deadline, v1);
+  const transactions = await priced.catch((error: unknown) => {
     // The simulation includes the repayment: a failure here is usually an owner that cannot repay.
     if (error instanceof CinderError && error.code === 'TRANSACTION_REJECTED') throw cannotRepaySponsor();
     throw error;

@@ -1,8 +1,10 @@
 /**
  * The v1 parts of the pricer (src/operations/price.ts) and of the compiled messages, for one owner
- * (compile.ts) and for many (reclaimMany.ts). v1 is used where the fee payer signs its own
- * transactions; a sponsored plan stays legacy (the sponsor's message identity and policy read
- * legacy messages).
+ * (compile.ts) and for many (reclaimMany.ts). Owner-paid and sponsored alike: a sponsored v1
+ * transaction repays the sponsor in the same transaction, as legacy does, and since a v1 fee is
+ * exact before any simulation (5,000 per signature plus the stated priority fee), the repayment
+ * simulated is the very one signed. The sponsor's policy reads v1's config (src/plan/v1Config.ts)
+ * and refuses unset limits before it signs.
  *
  * Every limit is set (an unset v1 limit is 0, and such a transaction fails and is charged):
  * - simulated once with both limits at their maximum and the priority fee it will pay (so the
@@ -13,7 +15,7 @@
  * - priority fee: the transaction's share of the caller's total, stated as that total, so the fee
  *   is exactly 5,000 lamports per signature plus the share, with no price × limit rounding.
  */
-import type { Instruction, TransactionSigner } from '@solana/kit';
+import type { Address, Instruction, TransactionSigner } from '@solana/kit';
 import type { BlockhashLifetime, SimulationResult } from '../chain/types.ts';
 import { signatureFees } from '../plan/fees.ts';
 import { MAX_COMPUTE_UNIT_LIMIT, transactionInstructions, type PlannedTransaction, type TransactionParties } from '../plan/pack.ts';
@@ -39,6 +41,9 @@ export interface V1Pricing {
   v1: V1Limits;
 }
 
+/** A v1 transaction's fee: each signature's base fee plus the priority fee as stated, nothing rounded. */
+const v1Fee = (signatures: number, priorityFeeLamports: bigint) => signatureFees(signatures) + priorityFeeLamports;
+
 /**
  * A v1 transaction's limits from its simulation (null: priced without one, a preview's estimate,
  * whose fee does not depend on its limits, only on the share), and the price that follows.
@@ -62,7 +67,7 @@ export function v1PriceFrom(
   return {
     computeUnitLimit: limits.computeUnitLimit,
     computeUnitPriceMicroLamports: (limits.priorityFeeLamports * 1_000_000n) / BigInt(limits.computeUnitLimit),
-    feeLamports: signatureFees(signatures) + limits.priorityFeeLamports,
+    feeLamports: v1Fee(signatures, limits.priorityFeeLamports),
     v1: limits,
   };
 }
@@ -72,14 +77,30 @@ export function v1SimulationMessage(feePayer: TransactionSigner, lifetime: Block
   return v1TransactionMessage(feePayer, lifetime, instructions, { ...V1_SIMULATION_CONFIG, priorityFeeLamports: share });
 }
 
-/** The pricer's steps for one owner's v1 transactions (the owner pays; one signature each). */
-export function v1PriceSteps(parties: TransactionParties, lifetime: BlockhashLifetime, roomComputeUnits: number): PriceSteps<PlannedTransaction, V1Pricing> {
+/**
+ * The pricer's steps for one owner's v1 transactions: one signature where the owner pays; where a
+ * sponsor pays (`sponsorPolicy` given), two, and the repayment of the exact fee simulated in it.
+ */
+export function v1PriceSteps(
+  parties: TransactionParties,
+  lifetime: BlockhashLifetime,
+  roomComputeUnits: number,
+  sponsorPolicy?: { assertInvokesOnlyAllowed(innerPrograms: readonly (Address | null)[]): void },
+): PriceSteps<PlannedTransaction, V1Pricing> {
+  const sponsored = parties.feePayer.address !== parties.owner.address;
+  const signatures = sponsored ? 2 : 1;
   return {
-    simulationMessage: (transaction, share) => v1SimulationMessage(parties.feePayer, lifetime, transactionInstructions(transaction.actions, parties, 0n), share),
+    simulationMessage: (transaction, share) =>
+      v1SimulationMessage(parties.feePayer, lifetime, transactionInstructions(transaction.actions, parties, sponsored ? v1Fee(signatures, share) : 0n), share),
     inspect: (simulation) => {
+      // What the sponsor pays for runs only what its policy allows, at every depth.
+      if (sponsored) sponsorPolicy?.assertInvokesOnlyAllowed(simulation.innerPrograms);
       if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
     },
-    price: (transaction, share, simulation) => ({ packed: transaction, repayLamports: 0n, ...v1PriceFrom(transaction.computeUnitEstimate, share, simulation, 1, roomComputeUnits) }),
+    price: (transaction, share, simulation) => {
+      const priced = v1PriceFrom(transaction.computeUnitEstimate, share, simulation, signatures, roomComputeUnits);
+      return { packed: transaction, repayLamports: sponsored ? priced.feeLamports : 0n, ...priced };
+    },
   };
 }
 

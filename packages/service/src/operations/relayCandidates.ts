@@ -19,7 +19,6 @@ import {
 } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { CinderError } from '../errors.ts';
-import { transactionFee } from '../plan/fees.ts';
 import { describeComparison } from '../plan/lighthouse.ts';
 import { preparedMessageIdentity } from '../plan/messageIdentity.ts';
 import { TRANSACTION_SIZE_LIMIT } from '../plan/pack.ts';
@@ -32,7 +31,8 @@ import {
   writableStaticAccounts,
   type RelayableMessage,
 } from '../plan/relayRules.ts';
-import { checkWalletAdditions, isWalletAdditionKind, type WalletAdditions } from '../plan/walletAdditions.ts';
+import { checkWalletAdditions, feeOfMessage, isWalletAdditionKind, type WalletAdditions } from '../plan/walletAdditions.ts';
+import { V1_TRANSACTION_SIZE_LIMIT } from '../plan/v1Format.ts';
 
 export interface Candidate {
   index: number;
@@ -70,8 +70,9 @@ export const allowedProgramNames = () => [...RELAY_ALLOWED_PROGRAMS.values()].jo
 export function decodeCandidate(wire: string, index: number, sponsor: Address | null, relayAny: boolean, preparedHere: (identity: string) => boolean): Candidate {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(wire) || wire.length % 4 !== 0) throw refuse('INVALID_TRANSACTION', index, 'is not base64');
   const bytes = new Uint8Array(base64.encode(wire));
-  if (bytes.length > TRANSACTION_SIZE_LIMIT) {
-    throw refuse('INVALID_TRANSACTION', index, `is ${bytes.length} bytes, over the ${TRANSACTION_SIZE_LIMIT}-byte limit of a transaction`);
+  // The largest size of any version first (v1's 4,096), then the version's own once it is known.
+  if (bytes.length > V1_TRANSACTION_SIZE_LIMIT) {
+    throw refuse('INVALID_TRANSACTION', index, `is ${bytes.length} bytes, over the ${V1_TRANSACTION_SIZE_LIMIT}-byte limit of a v1 transaction`);
   }
   let transaction: Transaction;
   let message: CompiledTransactionMessage;
@@ -81,8 +82,11 @@ export function decodeCandidate(wire: string, index: number, sponsor: Address | 
   } catch {
     throw refuse('INVALID_TRANSACTION', index, 'is not a Solana wire transaction');
   }
-  if (message.version !== 'legacy' && message.version !== 0) {
-    throw refuse('INVALID_TRANSACTION', index, `is a version ${message.version} transaction; only legacy and version 0 transactions are relayed`);
+  if (message.version !== 'legacy' && message.version !== 0 && message.version !== 1) {
+    throw refuse('INVALID_TRANSACTION', index, `is a version ${String((message as { version: unknown }).version)} transaction; only legacy, version 0 and version 1 transactions are relayed`);
+  }
+  if (message.version !== 1 && bytes.length > TRANSACTION_SIZE_LIMIT) {
+    throw refuse('INVALID_TRANSACTION', index, `is ${bytes.length} bytes, over the ${TRANSACTION_SIZE_LIMIT}-byte limit of a ${message.version === 0 ? 'version 0' : 'legacy'} transaction`);
   }
   // The message decoder stops where the message ends: bytes after it would be signed but ignored.
   const reencoded = messageEncoder.encode(message);
@@ -138,7 +142,7 @@ export function decodeCandidate(wire: string, index: number, sponsor: Address | 
   // One transaction is atomic: a burn and the close of the same account in it are one step.
   const consumed = [...new Set(instructions.map(consumedTokenAccount).filter((a): a is Address => a !== null))];
   const { additions } = verdict;
-  const feeLamports = transactionFee(message.header.numSignerAccounts, additions.computeBudget.computeUnitPriceMicroLamports, additions.computeBudget.chargedUnitLimit);
+  const feeLamports = feeOfMessage(message.header.numSignerAccounts, additions.computeBudget);
   return { index, transaction, message, identity, feePayer, sponsored, consumed, additions, feeLamports, paid: null };
 }
 

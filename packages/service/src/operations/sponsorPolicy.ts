@@ -34,8 +34,10 @@
  *   compute budget), with the sponsor only as fee payer, as the destination of the owner's
  *   repayment and as the account a guard reads for a lamports lower bound or a property only its
  *   key holder can change; every compute-budget instruction read as the runtime reads it
- *   (src/plan/computeBudget.ts), the fee of the message as signed within the bound and repaid in
- *   full; the sponsor's balance above any floor the guards set, less what is in flight; and only
+ *   (src/plan/computeBudget.ts), or a v1 message's config (src/plan/v1Config.ts) with every limit
+ *   set and plausible (messageBudget.ts's v1LimitsProblem, checked in sponsoredMessage.ts, which
+ *   `check` and `cosign` run: an unset v1 limit is 0, fails on chain and is still charged), the fee
+ *   of the message as signed within the bound and repaid in full; the sponsor's balance above any floor the guards set, less what is in flight; and only
  *   a message of the owner's turn in flight.
  */
 import { partiallySignTransaction, type Address, type KeyPairSigner, type Transaction } from '@solana/kit';

@@ -10,7 +10,10 @@ import { CinderError } from '../errors.ts';
 import { formatSol } from '../plan/priorityFee.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 import { messageInstructions, notCinderInstruction, transferSolOf, type RelayableMessage } from '../plan/relayRules.ts';
-import { checkWalletAdditions, isWalletAdditionKind, sponsorFeeRepaid } from '../plan/walletAdditions.ts';
+import { checkWalletAdditions, isWalletAdditionKind, sponsorFeeRepaid, type WalletAdditions } from '../plan/walletAdditions.ts';
+import { signatureFees } from '../plan/fees.ts';
+import { v1LimitsProblem } from '../plan/messageBudget.ts';
+import { LOADED_ACCOUNTS_DATA_STEP } from '../plan/transactionVersion.ts';
 
 /** A message the sponsor pays for: its fee, the owner who repays it, the lowest sponsor balance its guards assert (or null). */
 export interface SponsoredMessage {
@@ -32,7 +35,7 @@ const messageDecoder = getCompiledTransactionMessageDecoder();
 /** The compiled message of a transaction; a version the relay does not read is refused. */
 export function decodeMessage(index: number, transaction: Transaction): RelayableMessage {
   const message = messageDecoder.decode(transaction.messageBytes);
-  if (message.version !== 'legacy' && message.version !== 0) throw refuseMessage(index, `is a version ${String(message.version)} message`);
+  if (message.version !== 'legacy' && message.version !== 0 && message.version !== 1) throw refuseMessage(index, `is a version ${String((message as { version: unknown }).version)} message`);
   return message as RelayableMessage;
 }
 
@@ -48,6 +51,9 @@ export function sponsoredMessage(index: number, message: RelayableMessage, spons
   if (!verdict.ok) throw refuseMessage(index, `holds what a wallet may not add: ${verdict.reason}`);
   const { computeBudget, sponsorFloor } = verdict.additions;
   if (computeBudget.computeUnitLimit === null) throw refuseMessage(index, 'sets no compute unit limit');
+  // A v1 limit left unset is 0: the message fails on chain and is charged, at the sponsor's cost.
+  const v1Problem = sponsoredV1LimitsProblem(message, computeBudget, maxFeeLamports);
+  if (v1Problem) throw refuseMessage(index, `is a v1 message that ${v1Problem}: it would fail on chain and still be charged to the fee sponsor`);
   const instructions = messageInstructions(message);
   let repaid = 0n;
   let owner: Address | null = null;
@@ -72,10 +78,33 @@ export function sponsoredMessage(index: number, message: RelayableMessage, spons
   if (owner === null) throw refuseMessage(index, `repays the fee sponsor nothing of its ${formatSol(fee.feeLamports)} SOL fee`);
   if (!fee.ok) {
     // A unit price above 0 is what a wallet sets on its own: say what the person can do about it.
-    const hint = computeBudget.computeUnitPriceMicroLamports > 0n ? `: ${fee.reason}` : '';
+    const hint = computeBudget.computeUnitPriceMicroLamports > 0n || (computeBudget.priorityFeeLamports ?? 0n) > 0n ? `: ${fee.reason}` : '';
     throw refuseMessage(index, `repays the fee sponsor ${formatSol(repaid)} SOL of its ${formatSol(fee.feeLamports)} SOL fee${hint}`);
   }
   return { feeLamports: fee.feeLamports, owner, sponsorFloor };
+}
+
+/**
+ * The limits of a sponsored v1 message that would make it fail on chain (messageBudget.ts's
+ * v1LimitsProblem), or null. At signing no simulation has run yet, so the loaded-data limit must
+ * be at least the one step Cinder ever writes (32 KiB: the token program alone loads more); a limit
+ * set but still too low fails the relay's simulation, before anything is sent. The priority fee is
+ * bounded by what the sponsor's fee bound leaves after the signatures.
+ */
+function sponsoredV1LimitsProblem(message: RelayableMessage, computeBudget: WalletAdditions['computeBudget'], maxFeeLamports: bigint): string | null {
+  if (message.version !== 1) return null;
+  const signatures = signatureFees(message.header.numSignerAccounts);
+  return v1LimitsProblem(
+    {
+      version: 1,
+      computeUnitLimit: computeBudget.computeUnitLimit,
+      loadedAccountsDataSizeLimit: computeBudget.loadedAccountsDataSizeLimit,
+      heapFrameBytes: computeBudget.heapFrameBytes,
+      computeUnitPriceMicroLamports: computeBudget.computeUnitPriceMicroLamports,
+      priorityFeeLamports: computeBudget.priorityFeeLamports,
+    },
+    { loadedBytesAtLeast: LOADED_ACCOUNTS_DATA_STEP, maxPriorityFeeLamports: maxFeeLamports > signatures ? maxFeeLamports - signatures : 0n },
+  );
 }
 
 /** A sponsored transaction whose closes would not repay the sponsor in full: never sent (the sponsor would pay for a failure). */

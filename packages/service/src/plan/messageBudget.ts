@@ -15,7 +15,7 @@ import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { readComputeBudget, type ComputeBudgetError } from './computeBudget.ts';
 import { MAX_COMPUTE_UNIT_LIMIT } from './pack.ts';
 import { priorityFeeCharged } from './priorityFee.ts';
-import type { MessageInstruction } from './relayRules.ts';
+import { messageInstructions, type MessageInstruction } from './relayRules.ts';
 import { MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES } from './transactionVersion.ts';
 
 export type AnyCompiledMessage = LegacyCompiledTransactionMessage | V0CompiledTransactionMessage | V1CompiledTransactionMessage;
@@ -60,24 +60,8 @@ export function v1ConfigOf(message: V1CompiledTransactionMessage): V1ConfigValue
   return config;
 }
 
-/** Every message's instructions in one shape (v1 keeps them as headers and payloads). */
-export function instructionsOfAnyMessage(message: AnyCompiledMessage): MessageInstruction[] {
-  const at = (i: number): Address | null => message.staticAccounts[i] ?? null;
-  if (message.version === 1) {
-    return message.instructionHeaders.map((header, index) => ({
-      index,
-      program: at(header.programAccountIndex),
-      accounts: message.instructionPayloads[index]!.instructionAccountIndices.map(at),
-      data: message.instructionPayloads[index]!.instructionData,
-    }));
-  }
-  return message.instructions.map((instruction, index) => ({
-    index,
-    program: at(instruction.programAddressIndex),
-    accounts: (instruction.accountIndices ?? []).map(at),
-    data: instruction.data ?? new Uint8Array(),
-  }));
-}
+/** Every message's instructions in one shape (v1 keeps them as headers and payloads): the relay rules' one reader. */
+export const instructionsOfAnyMessage = (message: AnyCompiledMessage): MessageInstruction[] => messageInstructions(message);
 
 export function readMessageBudget(message: AnyCompiledMessage): MessageBudgetReading {
   const instructions = instructionsOfAnyMessage(message);

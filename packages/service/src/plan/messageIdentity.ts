@@ -17,7 +17,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { getCompiledTransactionMessageDecoder, type Address, type ReadonlyUint8Array } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
-import type { RelayableMessage } from './relayRules.ts';
+import { indexedInstructions, type RelayableMessage } from './relayRules.ts';
 
 /** Lighthouse (assertion-only guard instructions added by Phantom and Solflare). */
 export const LIGHTHOUSE_PROGRAM_ADDRESS = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95' as Address;
@@ -73,28 +73,32 @@ export function preparedMessageIdentity(message: RelayableMessage): string {
   frame(hash, message.staticAccounts[0] ?? '');
   // A decoded message carries its blockhash (kit's CompiledTransactionMessageWithLifetime).
   frame(hash, (message as { lifetimeToken?: string }).lifetimeToken ?? '');
-  for (const instruction of message.instructions) {
+  // A v1 message's config is its compute budget, which a wallet may change as it may change
+  // legacy's ComputeBudget instructions: left out like them. Its version is framed, so a v1 and a
+  // legacy message of the same instructions are not the same prepared message.
+  if (message.version === 1) frame(hash, 'v1');
+  for (const instruction of indexedInstructions(message)) {
     const program = message.staticAccounts[instruction.programAddressIndex];
     if (isWalletAddition(program)) continue;
     frame(hash, program ?? `missing:${instruction.programAddressIndex}`);
-    const accounts = instruction.accountIndices ?? [];
+    const accounts = instruction.accountIndices;
     frame(hash, String(accounts.length));
     for (const index of accounts) {
       const account = accountAt(message, index);
       frame(hash, `${account.key}:${account.signer ? 's' : '-'}${account.writable ? 'w' : '-'}`);
     }
-    frame(hash, instruction.data ?? new Uint8Array());
+    frame(hash, instruction.data);
   }
   return hash.digest('base64url');
 }
 
 const decoder = getCompiledTransactionMessageDecoder();
 
-/** The identity of compiled message bytes (kit's `messageBytes`), or null when they are no legacy or v0 message. */
+/** The identity of compiled message bytes (kit's `messageBytes`), or null when they are no legacy, v0 or v1 message. */
 export function preparedIdentityOfBytes(messageBytes: ReadonlyUint8Array): string | null {
   try {
     const message = decoder.decode(messageBytes);
-    return message.version === 'legacy' || message.version === 0 ? preparedMessageIdentity(message) : null;
+    return message.version === 'legacy' || message.version === 0 || message.version === 1 ? preparedMessageIdentity(message) : null;
   } catch {
     return null;
   }

@@ -16,7 +16,7 @@
  *   from), for the relay's overlap rule: two transactions of one request that consume the same
  *   account would fail one another after both passed their simulations on today's state.
  */
-import type { Address, LegacyCompiledTransactionMessage, ReadonlyUint8Array, V0CompiledTransactionMessage } from '@solana/kit';
+import type { Address, LegacyCompiledTransactionMessage, ReadonlyUint8Array, V0CompiledTransactionMessage, V1CompiledTransactionMessage } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { identifySystemInstruction, SYSTEM_PROGRAM_ADDRESS, SystemInstruction } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, identifyTokenInstruction, TOKEN_PROGRAM_ADDRESS, TokenInstruction } from '@solana-program/token';
@@ -31,8 +31,8 @@ export const RELAY_ALLOWED_PROGRAMS: ReadonlyMap<Address, string> = new Map<Addr
   [ASSOCIATED_TOKEN_PROGRAM_ADDRESS, 'Associated Token'],
 ]);
 
-/** The message versions the relay accepts. */
-export type RelayableMessage = LegacyCompiledTransactionMessage | V0CompiledTransactionMessage;
+/** The message versions the relay accepts: v1 (SIMD-0385) is read by the same rules, its compute budget from its config. */
+export type RelayableMessage = LegacyCompiledTransactionMessage | V0CompiledTransactionMessage | V1CompiledTransactionMessage;
 
 /** One instruction of a message with its addresses resolved (null: loaded from an address lookup table). */
 export interface MessageInstruction {
@@ -42,13 +42,36 @@ export interface MessageInstruction {
   data: ReadonlyUint8Array;
 }
 
+/** One compiled instruction by its account indexes, whatever the version (v1 keeps them as headers and payloads). */
+export interface IndexedInstruction {
+  programAddressIndex: number;
+  accountIndices: readonly number[];
+  data: ReadonlyUint8Array;
+}
+
+export function indexedInstructions(message: RelayableMessage): IndexedInstruction[] {
+  if (message.version === 1) {
+    return message.instructionHeaders.map((header, i) => ({
+      programAddressIndex: header.programAccountIndex,
+      accountIndices: message.instructionPayloads[i]?.instructionAccountIndices ?? [],
+      data: message.instructionPayloads[i]?.instructionData ?? new Uint8Array(),
+    }));
+  }
+  return message.instructions.map((instruction) => ({
+    programAddressIndex: instruction.programAddressIndex,
+    accountIndices: instruction.accountIndices ?? [],
+    data: instruction.data ?? new Uint8Array(),
+  }));
+}
+
+/** Every message's instructions in one shape, legacy, v0 and v1 alike. */
 export function messageInstructions(message: RelayableMessage): MessageInstruction[] {
   const at = (i: number): Address | null => message.staticAccounts[i] ?? null;
-  return message.instructions.map((instruction, index) => ({
+  return indexedInstructions(message).map((instruction, index) => ({
     index,
     program: at(instruction.programAddressIndex),
-    accounts: (instruction.accountIndices ?? []).map(at),
-    data: instruction.data ?? new Uint8Array(),
+    accounts: instruction.accountIndices.map(at),
+    data: instruction.data,
   }));
 }
 

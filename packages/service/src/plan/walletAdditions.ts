@@ -22,10 +22,11 @@
 import type { Address } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { describeComputeBudgetError, readComputeBudget, type ComputeBudgetLimits } from './computeBudget.ts';
-import { transactionFee } from './fees.ts';
+import { signatureFees, transactionFee } from './fees.ts';
 import { describeComparison, guardReads, LIGHTHOUSE_INSTRUCTIONS, LIGHTHOUSE_PROGRAM_ADDRESS, type GuardComparison } from './lighthouse.ts';
 import { MAX_COMPUTE_UNIT_LIMIT } from './pack.ts';
 import { instructionName, messageInstructions, type MessageInstruction, type RelayableMessage } from './relayRules.ts';
+import { v1ConfigProblem, v1MessageBudget } from './v1Config.ts';
 
 export const MEMO_PROGRAM_ADDRESSES: ReadonlySet<Address> = new Set([
   'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address,
@@ -86,7 +87,12 @@ export interface WalletAdditions {
    */
   sponsorFloor: bigint | null;
   computeBudget: ComputeBudgetLimits & {
-    /** The wallet changed, added or removed a compute-budget instruction (null: no prepared message to compare with). */
+    /**
+     * A v1 message's priority fee, the total its config states (v1 has no price × limit); null for
+     * legacy and v0, whose priority fee is the price over the charged limit.
+     */
+    priorityFeeLamports: bigint | null;
+    /** The wallet changed, added or removed a compute-budget instruction, or a v1 config value (null: no prepared message to compare with). */
     changed: boolean | null;
     /** The limit the fee is charged for: the signed limit, or the runtime's default bound when the wallet removed it. */
     chargedUnitLimit: number;
@@ -224,6 +230,17 @@ export function checkWalletAdditions(prepared: RelayableMessage | null, signed: 
     const missing = ours[next]!;
     return refuse(null, `Cinder's instruction ${missing.index} (${instructionName(missing)}) is missing or changed in what the wallet signed`);
   }
+  if (signed.version === 1) {
+    // v1: the compute budget is the config alone, read as the runtime reads it; a wallet may change
+    // it (raise the priority fee, say) as it may change legacy's ComputeBudget instructions.
+    const problem = v1ConfigProblem(signed);
+    if (problem) return refuse(null, `the message's v1 config would fail on chain: ${problem}`);
+    const budget = v1MessageBudget(signed);
+    if (!budget.ok) return refuse(budget.index, `instruction ${budget.index} is a compute-budget instruction in a v1 message, whose compute budget is its config`);
+    const before = prepared?.version === 1 ? v1MessageBudget(prepared) : null;
+    const changed = prepared === null ? null : !before?.ok || JSON.stringify(before.limits, bigints) !== JSON.stringify(budget.limits, bigints);
+    return finish(guards, memo, { ...budget.limits, changed, chargedUnitLimit: budget.limits.computeUnitLimit ?? 0 });
+  }
   const signedBudget = budgetOf(theirs);
   if (!signedBudget.ok) return refuse(null, `the wallet's compute budget would fail on chain: ${describeComputeBudgetError(signedBudget.error)}`);
   const preparedBudget = prepared ? budgetOf(messageInstructions(prepared)) : null;
@@ -236,9 +253,24 @@ export function checkWalletAdditions(prepared: RelayableMessage | null, signed: 
   const changed = preparedBudget === null ? null : !preparedBudget.ok || !sameBudget(preparedBudget.limits);
   const nonBudget = theirs.filter((i) => i.program !== COMPUTE_BUDGET_PROGRAM_ADDRESS).length;
   const chargedUnitLimit = limits.computeUnitLimit ?? Math.min(MAX_COMPUTE_UNIT_LIMIT, DEFAULT_UNITS_PER_INSTRUCTION * nonBudget);
+  return finish(guards, memo, { ...limits, priorityFeeLamports: null, changed, chargedUnitLimit });
+}
+
+const bigints = (_: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+
+function finish(guards: GuardAddition[], memo: boolean, computeBudget: WalletAdditions['computeBudget']): WalletAdditionsVerdict {
   const floors = guards.map((g) => g.sponsorFloor).filter((f): f is bigint => f !== null);
   const sponsorFloor = floors.length === 0 ? null : floors.reduce((a, b) => (a > b ? a : b));
-  return { ok: true, additions: { lighthouse: guards.length, memo, guards, sponsorFloor, computeBudget: { ...limits, changed, chargedUnitLimit } } };
+  return { ok: true, additions: { lighthouse: guards.length, memo, guards, sponsorFloor, computeBudget } };
+}
+
+/**
+ * The fee the runtime charges a message as signed: its signatures at the base fee plus the priority
+ * fee, which v1 states as a total and legacy and v0 as a price over the charged limit.
+ */
+export function feeOfMessage(signatures: number, computeBudget: WalletAdditions['computeBudget']): bigint {
+  if (computeBudget.priorityFeeLamports !== null) return signatureFees(signatures) + computeBudget.priorityFeeLamports;
+  return transactionFee(signatures, computeBudget.computeUnitPriceMicroLamports, computeBudget.chargedUnitLimit);
 }
 
 export type SponsorFeeCheck = { ok: true; feeLamports: bigint } | { ok: false; feeLamports: bigint; reason: string };
@@ -250,8 +282,17 @@ export type SponsorFeeCheck = { ok: true; feeLamports: bigint } | { ok: false; f
  * nothing; a raised price is refused, with what to do.
  */
 export function sponsorFeeRepaid(signatures: number, computeBudget: WalletAdditions['computeBudget'], repaymentLamports: bigint): SponsorFeeCheck {
-  const feeLamports = transactionFee(signatures, computeBudget.computeUnitPriceMicroLamports, computeBudget.chargedUnitLimit);
+  const feeLamports = feeOfMessage(signatures, computeBudget);
   if (feeLamports <= repaymentLamports) return { ok: true, feeLamports };
+  if (computeBudget.priorityFeeLamports !== null) {
+    return {
+      ok: false,
+      feeLamports,
+      reason:
+        `the wallet set a priority fee of ${computeBudget.priorityFeeLamports} lamports in the v1 config: the fee becomes ${feeLamports} lamports, more than the ${repaymentLamports} this transaction repays the fee sponsor. ` +
+        "Set the wallet's priority fee to none (or its lowest) and sign again, or pay the fee yourself without the sponsor",
+    };
+  }
   return {
     ok: false,
     feeLamports,

@@ -19,8 +19,10 @@ import {
 } from '@solana/kit';
 import { createSponsoredTestApp, createTestKey, getLamports, writeEmptyTokenAccounts, type SponsoredTestApp, type TestKey } from '@cinder/testkit';
 
-// More closes than two legacy transactions hold, so the plan has at least three.
+// More closes than two legacy transactions hold, so the keyless plan (legacy by default) has at least three.
 const ACCOUNTS = 70;
+// The keyed door signs v1 where the cluster's gate is active (about 60 closes each): more than two hold.
+const KEYED_ACCOUNTS = 130;
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 
 let s: SponsoredTestApp;
@@ -31,7 +33,7 @@ let keylessSigner: KeyPairSigner;
 before(async () => {
   s = await createSponsoredTestApp(5_000_000_000n);
   owner = await createTestKey();
-  await writeEmptyTokenAccounts(s.t.chain, owner.address, ACCOUNTS);
+  await writeEmptyTokenAccounts(s.t.chain, owner.address, KEYED_ACCOUNTS);
   keyless = await createTestKey();
   keylessSigner = await createKeyPairSignerFromBytes(keyless.secretKey);
   await writeEmptyTokenAccounts(s.t.chain, keyless.address, ACCOUNTS);
@@ -47,10 +49,10 @@ const relay = (transactions: string[], relayToken?: string) =>
   s.t.app.inject({ method: 'POST', url: '/api/transactions', payload: { transactions, ...(relayToken ? { relayToken } : {}) } });
 after(() => s.close());
 
-async function onChain(signature: Signature): Promise<{ feePayer: string; fee: bigint }> {
-  const transaction = await s.t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+async function onChain(signature: Signature): Promise<{ feePayer: string; fee: bigint; version: unknown }> {
+  const transaction = await s.t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1, encoding: 'json' }).send();
   if (!transaction?.meta) throw new Error(`transaction ${signature} is not on the chain`);
-  return { feePayer: transaction.transaction.message.accountKeys[0]!, fee: transaction.meta.fee };
+  return { feePayer: transaction.transaction.message.accountKeys[0]!, fee: transaction.meta.fee, version: transaction.version };
 }
 
 describe('a 0-SOL wallet through the keyed door', () => {
@@ -64,7 +66,7 @@ describe('a 0-SOL wallet through the keyed door', () => {
     assert.ok(summary.transactions >= 3, `${summary.transactions} transactions`);
     // One sponsored transaction (two signatures), every other one the owner's alone.
     assert.equal(BigInt(summary.feeLamports), 10_000n + 5_000n * BigInt(summary.transactions - 1));
-    assert.equal(BigInt(summary.netLamports), TOKEN_ACCOUNT_RENT * BigInt(ACCOUNTS) - BigInt(summary.feeLamports));
+    assert.equal(BigInt(summary.netLamports), TOKEN_ACCOUNT_RENT * BigInt(KEYED_ACCOUNTS) - BigInt(summary.feeLamports));
 
     const reclaim = await s.t.app.inject({ method: 'POST', url: '/api/reclaim_rent', payload: { userPrivateKey: owner.base58SecretKey, priorityFee: 0 } });
     assert.equal(reclaim.statusCode, 200, reclaim.body);
@@ -81,6 +83,8 @@ describe('a 0-SOL wallet through the keyed door', () => {
       'the sponsor is the fee payer of the first transaction only',
     );
     assert.deepEqual(landed.map((l) => l.fee), [10_000n, ...signatures.slice(1).map(() => 5_000n)]);
+    // Cinder signs, the gate is active: the sponsored one is v1 too, and repays the sponsor in itself.
+    assert.deepEqual(landed.map((l) => l.version), signatures.map(() => 1));
     assert.equal(await getLamports(s.t.chain, owner.address), BigInt(summary.netLamports));
     assert.equal(await getLamports(s.t.chain, s.sponsor.signer.address), sponsorBefore, 'the sponsor ends where it began');
   });

@@ -190,8 +190,8 @@ describe('what wallets add lands, to the lamport', () => {
   it('packed full for a key signer, the same 60 accounts no longer fit once Phantom\'s guards are added: refused, nothing sent', async () => {
     const run = await signedBy('phantom', await wallet(60), 'sponsor', 'key');
     assert.ok(run.wires.some((wire) => getBase64Encoder().encode(wire).length > 1232), 'a guarded transaction outgrows the packet');
-    // The relay's body schema bounds each transaction at the base64 length of 1,232 bytes.
-    await assertRefused(run, 'VALIDATION_FAILED', /more than 1644 characters/);
+    // The relay holds a legacy transaction to 1,232 bytes (the body schema admits v1's 4,096).
+    await assertRefused(run, 'INVALID_TRANSACTION', /over the 1232-byte limit of a legacy transaction/);
   });
 });
 

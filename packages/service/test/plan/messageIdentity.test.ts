@@ -25,7 +25,7 @@ import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } 
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getCloseAccountInstruction } from '@solana-program/token';
 import { LIGHTHOUSE_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESSES, preparedIdentityOfBytes, preparedMessageIdentity } from '../../src/plan/messageIdentity.ts';
-import type { RelayableMessage } from '../../src/plan/relayRules.ts';
+import { messageInstructions, type RelayableMessage } from '../../src/plan/relayRules.ts';
 
 const BLOCKHASH = { blockhash: '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM' as Blockhash, lastValidBlockHeight: 100n };
 const OTHER_BLOCKHASH = { blockhash: 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k' as Blockhash, lastValidBlockHeight: 100n };
@@ -83,7 +83,7 @@ describe('preparedMessageIdentity', () => {
       lighthouse(p, [9, 2, 7]),
     ]);
     const withoutBudget = compiled(p.sponsor, [close!, memo(memoV1!, 'hi'), repay!]);
-    assert.notDeepEqual(prepared.instructions.length, signedByWallet.instructions.length, 'the wallet did add instructions');
+    assert.notDeepEqual(messageInstructions(prepared).length, messageInstructions(signedByWallet).length, 'the wallet did add instructions');
     const identity = preparedMessageIdentity(prepared);
     assert.match(identity, /^[A-Za-z0-9_-]{43}$/, 'a SHA-256 in base64url');
     assert.equal(preparedMessageIdentity(signedByWallet), identity);

@@ -11,6 +11,7 @@ import { isSecretKeyText } from '../../keys/detectSecretKey.ts';
 import { PRIVATE_KEY_FORMATS } from '../../keys/parsePrivateKey.ts';
 import type { OperationResult, PlannedOperation } from '../../operations/pipeline.ts';
 import type { AccountAction } from '../../plan/actions.ts';
+import type { TransactionVersion } from '../../plan/transactionVersion.ts';
 
 export const U64 = Type.String({ pattern: '^[0-9]+$', description: 'u64 as a decimal string' });
 export const I64 = Type.String({ pattern: '^-?[0-9]+$', description: 'signed lamports as a decimal string' });
@@ -47,6 +48,32 @@ export const SignerField = Type.Union([Type.Literal('key'), Type.Literal('wallet
   description:
     "'wallet': a browser wallet signs, which may add its safety checks (Lighthouse assertions: Phantom adds four): each transaction leaves them room (160 bytes, one account key, 8,000 compute units), so a preview and a prepare with the same signer have the same transactions",
 });
+
+/**
+ * The transaction versions the caller's signer takes (its wallet's `supportedTransactionVersions`).
+ * v1 is used only where the cluster's gate is active too and 1 is listed; a preview given the same
+ * list packs as the prepare does, so its count and net are what follows (docs/transaction-versions.md).
+ */
+const TRANSACTION_VERSIONS_DESCRIPTION =
+  "The transaction versions your signer takes, e.g. [\"legacy\", 0, 1] (a wallet's supportedTransactionVersions). With 1 listed and the cluster's v1 gate active, the transactions are v1 (about 60 closes each instead of 25); otherwise legacy. Default: legacy and 0 for a prepare; every version for a preview (Cinder signs a keyed reclaim). Give a preview the same list as the prepare to see the same transactions";
+export const TransactionVersionsField = Type.Array(Type.Union([Type.Literal('legacy'), Type.Literal(0), Type.Literal(1)]), {
+  minItems: 1,
+  maxItems: 3,
+  uniqueItems: true,
+  description: TRANSACTION_VERSIONS_DESCRIPTION,
+});
+/** The preview's query form of the same field: comma-separated, e.g. `legacy,0,1`. */
+export const TransactionVersionsQueryField = Type.String({
+  pattern: '^(legacy|0|1)(,(legacy|0|1)){0,2}$',
+  maxLength: 12,
+  description: `${TRANSACTION_VERSIONS_DESCRIPTION}. Comma-separated here: legacy,0,1`,
+});
+
+/** The query form's versions (the schema's pattern already admits only legacy, 0 and 1). */
+export function parseTransactionVersionsQuery(value: string | undefined): TransactionVersion[] | undefined {
+  if (value === undefined) return undefined;
+  return [...new Set(value.split(',').map((v): TransactionVersion => (v === 'legacy' ? 'legacy' : (Number(v) as 0 | 1))))];
+}
 
 export const StatusField = Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]);
 

@@ -29,6 +29,7 @@ import {
   PriorityFeeField,
   problem,
   SignerField,
+  TransactionVersionsField,
   U64,
   u64,
   WithdrawExcessField,
@@ -90,6 +91,7 @@ export const PrepareBurnRequestSchema = Type.Object(
     feePayer: Type.Optional(FeePayerField),
     allowNetLoss: Type.Optional(AllowNetLossField),
     signer: Type.Optional(SignerField),
+    transactionVersions: Type.Optional(TransactionVersionsField),
   },
   { additionalProperties: false },
 );
@@ -103,6 +105,7 @@ export const PrepareReclaimRequestSchema = Type.Object(
     feePayer: Type.Optional(FeePayerField),
     allowNetLoss: Type.Optional(AllowNetLossField),
     signer: Type.Optional(SignerField),
+    transactionVersions: Type.Optional(TransactionVersionsField),
   },
   { additionalProperties: false },
 );
@@ -196,7 +199,7 @@ export function registerPrepareRoutes(
   };
 
   app.post('/burn_tokens/prepare', { config: { budget: 'burn', problemCodes: PREPARE_BURN_PROBLEMS }, schema: { ...describe, summary: 'Prepare a burn for a wallet to sign', body: PrepareBurnRequestSchema } }, async (request) => {
-    const { mint, owner, priorityFee, feePayer, allowNetLoss, signer } = request.body;
+    const { mint, owner, priorityFee, feePayer, allowNetLoss, signer, transactionVersions } = request.body;
     const mintAddress: Address = parseAddress(mint, 'mint', 'INVALID_MINT');
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
@@ -205,6 +208,7 @@ export function registerPrepareRoutes(
       allowNetLoss: allowNetLoss ?? false,
       feePayer: feePayer ?? 'owner',
       signer: signer ?? 'key',
+      ...(transactionVersions ? { transactionVersions } : {}),
     });
   });
 
@@ -225,7 +229,7 @@ export function registerPrepareRoutes(
     },
     async (request) => {
       if ('owners' in request.body) return prepareManyHandler(many, request.body);
-      const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss, signer } = request.body;
+      const { owner, priorityFee, burn, withdrawExcess, feePayer, allowNetLoss, signer, transactionVersions } = request.body;
       return prepare({
         owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
         operation: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
@@ -233,6 +237,7 @@ export function registerPrepareRoutes(
         allowNetLoss: allowNetLoss ?? false,
         feePayer: feePayer ?? 'owner',
         signer: signer ?? 'key',
+        ...(transactionVersions ? { transactionVersions } : {}),
       });
     },
   );

@@ -29,6 +29,8 @@ import {
   PriorityFeeField,
   problem,
   SignerField,
+  TransactionVersionsQueryField,
+  parseTransactionVersionsQuery,
   U64,
   UserPrivateKeyField,
   WithdrawExcessField,
@@ -121,6 +123,7 @@ export const PreviewQuerySchema = Type.Object(
     priorityFee: Type.Optional(Type.String({ description: 'Total priority fee in SOL, as in a reclaim (default 0)', pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 20 })),
     withdrawExcess: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
     signer: Type.Optional(SignerField),
+    transactionVersions: Type.Optional(TransactionVersionsQueryField),
     metadata: Type.Optional(
       Type.Union([Type.Literal('true'), Type.Literal('false')], {
         description: "true: each account also has its mint's name, symbol and looksLikeNft (one more batch of account reads)",
@@ -160,7 +163,8 @@ export function registerReclaimRentRoutes(
       },
     },
     async (request) => {
-      const { owner, burn, priorityFee, withdrawExcess, metadata, signer } = request.query;
+      const { owner, burn, priorityFee, withdrawExcess, metadata, signer, transactionVersions } = request.query;
+      const versions = parseTransactionVersionsQuery(transactionVersions);
       const ownerAddress = parseAddress(owner, 'owner', 'INVALID_OWNER');
       const burnList = parseBurnList(burn === undefined || burn === '' ? [] : burn.split(','));
       const fee = priorityFee === undefined ? 0 : Number(priorityFee);
@@ -177,6 +181,7 @@ export function registerReclaimRentRoutes(
           allowNetLoss: false,
           feePayer: 'auto',
           signer: signer ?? 'key',
+          ...(versions ? { transactionVersions: versions } : {}),
         });
       } finally {
         release();

@@ -2,17 +2,17 @@ import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import { createRelay, MAX_RELAY_TRANSACTIONS, type RelayResult } from '../../operations/relay.ts';
-import { TRANSACTION_SIZE_LIMIT } from '../../plan/pack.ts';
+import { V1_TRANSACTION_SIZE_LIMIT } from '../../plan/v1Format.ts';
 import type { SponsorPolicy } from '../../operations/sponsorPolicy.ts';
 import type { SentTransactionLog } from '../../store/sentTransactions.ts';
 import { operationAnswer, operationAnswerSchema, problem, slotJson, StatusField } from './operationSchemas.ts';
 
-/** Base64 of the largest transaction. */
-const MAX_WIRE_BASE64 = Math.ceil(TRANSACTION_SIZE_LIMIT / 3) * 4;
+/** Base64 of the largest transaction (v1's 4,096 bytes; legacy and v0 are held to 1,232 by the relay's own check). */
+const MAX_WIRE_BASE64 = Math.ceil(V1_TRANSACTION_SIZE_LIMIT / 3) * 4;
 
 export const RelayRequestSchema = Type.Object(
   {
-    transactions: Type.Array(Type.String({ minLength: 1, maxLength: MAX_WIRE_BASE64, description: 'A signed wire transaction, base64' }), {
+    transactions: Type.Array(Type.String({ minLength: 1, maxLength: MAX_WIRE_BASE64, description: 'A signed wire transaction, base64: legacy and v0 up to 1,232 bytes, v1 up to 4,096 (a request body is at most 16 KiB: two full v1 transactions)' }), {
       minItems: 1,
       maxItems: MAX_RELAY_TRANSACTIONS,
       description: `1 to ${MAX_RELAY_TRANSACTIONS} signed transactions (base64 wire format), e.g. those of a prepare answer after the owner signed them`,
