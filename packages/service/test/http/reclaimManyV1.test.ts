@@ -98,6 +98,36 @@ describe('keyed many-owner reclaim, v1 gate active', () => {
   });
   after(() => t.close());
 
+  it('the many-owner preview packs as the door that follows: by default as the keyed door (v1), given a list as the keyless prepare given that list', async () => {
+    const addresses = owners.map((o) => o.address);
+    const preview = async (transactionVersions?: unknown) => {
+      const response = await t.app.inject({ method: 'POST', url: '/api/reclaim_rent/preview', payload: { owners: addresses, ...(transactionVersions ? { transactionVersions } : {}) } });
+      assert.equal(response.statusCode, 200, response.body.slice(0, 300));
+      return response.json() as { transactions: number; feeLamports: string };
+    };
+    const prepare = async (transactionVersions?: unknown) => {
+      const payload = { owners: addresses, feePayer: (await createFundedSigner(t.chain, 100_000_000n)).signer.address, destination: (await generateKeyPairSigner()).address, priorityFee: 0, ...(transactionVersions ? { transactionVersions } : {}) };
+      const response = await t.app.inject({ method: 'POST', url: '/api/reclaim_rent/prepare', payload });
+      assert.equal(response.statusCode, 200, response.body.slice(0, 300));
+      const body = response.json() as { transactions: { transaction: string }[]; feeLamports: string };
+      // v1's wire form starts with 0x81 (its version byte); legacy and v0 start with the signature count.
+      return { count: body.transactions.length, v1: body.transactions.map((tx) => Buffer.from(tx.transaction, 'base64')[0] === 0x81), feeLamports: body.feeLamports };
+    };
+    const [asKeyed, asV0, preparedV1, preparedDefault] = await Promise.all([preview(), preview(['legacy', 0]), prepare(['legacy', 0, 1]), prepare()]);
+    assert.ok(asKeyed.transactions <= 4, `${asKeyed.transactions} transactions previewed for the keyed door`);
+    assert.ok(asV0.transactions > asKeyed.transactions);
+    assert.equal(preparedV1.count, asKeyed.transactions);
+    assert.equal(preparedV1.feeLamports, asKeyed.feeLamports);
+    assert.ok(preparedV1.v1.every(Boolean), 'every prepared transaction is v1');
+    // A keyless prepare that does not say takes the versions every signer takes, as its preview given them.
+    assert.equal(preparedDefault.count, asV0.transactions);
+    assert.equal(preparedDefault.feeLamports, asV0.feeLamports);
+    assert.ok(!preparedDefault.v1.some(Boolean));
+    const bad = await t.app.inject({ method: 'POST', url: '/api/reclaim_rent/preview', payload: { owners: addresses, transactionVersions: [2] } });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /transactionVersions/);
+  });
+
   it('20 owners × 10 empty accounts (Token and Token-2022) close in at most 4 transactions, each version 1 on chain and at most 4,096 bytes', async () => {
     const { landed, feeLamports } = await reclaimAll(t, owners, 0.000012345);
     assert.ok(landed.length <= 4, `${landed.length} transactions`);

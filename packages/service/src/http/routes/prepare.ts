@@ -16,6 +16,7 @@ import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
 import { manyOwnersNotSponsored } from '../../operations/sponsorPolicy.ts';
 import { getBase64EncodedWireTransaction } from '@solana/kit';
 import { formatSol } from '../../plan/priorityFee.ts';
+import type { TransactionVersion } from '../../plan/transactionVersion.ts';
 import {
   addressChecks,
   AllowNetLossField,
@@ -39,7 +40,7 @@ import { chooseForm, eitherForm, manyOwnersBodyLimit, prepareManyRequestSchema, 
 /** POST /api/reclaim_rent/prepare with `owners` (its route is below, beside the one-owner form). */
 async function prepareManyHandler(
   { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
-  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean },
+  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean; transactionVersions?: TransactionVersion[] },
 ) {
   if (body.feePayer === 'sponsor') throw manyOwnersNotSponsored();
   const checks = addressChecks();
@@ -55,6 +56,8 @@ async function prepareManyHandler(
     burn: [...new Set(burn)],
     priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
     allowNetLoss: body.allowNetLoss ?? false,
+    // Without it, the versions every signer takes (legacy and 0): v1 only for a caller that says so.
+    ...(body.transactionVersions ? { transactionVersions: body.transactionVersions } : {}),
   };
   // Refused over MAX_PREPARED_TRANSACTIONS from the packing, before any simulation (operations/reclaimMany.ts).
   const { plan, transactions } = await reclaimMany.prepare(job);

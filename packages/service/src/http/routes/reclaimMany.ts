@@ -13,6 +13,7 @@ import { CinderError } from '../../errors.ts';
 import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
 import { formatSol, priorityFeeToLamports } from '../../plan/priorityFee.ts';
+import { TRANSACTION_VERSIONS } from '../../plan/transactionVersion.ts';
 import { validationToCinderError } from '../problem.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
 import type { CinderApp } from '../types.ts';
@@ -30,6 +31,7 @@ import {
   problem,
   slotJson,
   StatusField,
+  TransactionVersionsField,
   U64,
   u64,
 } from './operationSchemas.ts';
@@ -62,6 +64,7 @@ export const previewManyRequestSchema = (max: number) =>
       owners: ownersField(max),
       mints: Type.Optional(MintsField),
       priorityFee: Type.Optional(PriorityFeeField),
+      transactionVersions: Type.Optional(TransactionVersionsField),
     },
     { additionalProperties: false },
   );
@@ -88,6 +91,7 @@ export const prepareManyRequestSchema = (max: number) =>
       priorityFee: Type.Optional(PriorityFeeField),
       mints: Type.Optional(MintsField),
       allowNetLoss: Type.Optional(AllowNetLossField),
+      transactionVersions: Type.Optional(TransactionVersionsField),
     },
     { additionalProperties: false },
   );
@@ -313,7 +317,9 @@ export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRoute
       // One of the client's preview slots for the whole request (src/http/rateLimit.ts), whatever its size.
       const release = previewSlots.acquire(request.cinderClient);
       try {
-        return previewJson(await reclaimMany.preview({ owners, burn, priorityFeeLamports, allowNetLoss: false }));
+        // Without the field, the versions of the keyed door (Cinder signs every version), as the one-owner preview.
+        const transactionVersions = request.body.transactionVersions ?? TRANSACTION_VERSIONS;
+        return previewJson(await reclaimMany.preview({ owners, burn, priorityFeeLamports, allowNetLoss: false, transactionVersions }));
       } finally {
         release();
       }
