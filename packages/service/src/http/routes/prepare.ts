@@ -8,7 +8,7 @@ import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import type { CinderErrorCode } from '../../errors.ts';
-import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
+import { numericPriorityFee, priorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
 import { issueRelayToken, RELAY_TOKEN_LIFETIME_MS } from '../../operations/relayToken.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
@@ -37,7 +37,7 @@ import { chooseForm, eitherForm, manyOwnersBodyLimit, prepareManyRequestSchema, 
 /** POST /api/reclaim_rent/prepare with `owners` (its route is below, beside the one-owner form). */
 async function prepareManyHandler(
   { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
-  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean },
+  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number | 'auto'; mints?: string[]; allowNetLoss?: boolean },
 ) {
   if (body.feePayer === 'sponsor') throw manyOwnersNotSponsored();
   const checks = addressChecks();
@@ -51,7 +51,7 @@ async function prepareManyHandler(
     feePayer,
     destination,
     burn: [...new Set(burn)],
-    priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
+    priorityFeeLamports: numericPriorityFee(body.priorityFee, config.maxPriorityFeeLamports),
     allowNetLoss: body.allowNetLoss ?? false,
   };
   // Refused over MAX_PREPARED_TRANSACTIONS from the packing, before any simulation (operations/reclaimMany.ts).
@@ -226,7 +226,7 @@ export function registerPrepareRoutes(
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
       operation: { kind: 'burn', mint: mintAddress },
-      priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
+      priorityFeeLamports: priorityFeeRequest(priorityFee, config.maxPriorityFeeLamports),
       allowNetLoss: allowNetLoss ?? false,
       feePayer: feePayer ?? 'owner',
       signer: signer ?? 'key',
@@ -254,7 +254,7 @@ export function registerPrepareRoutes(
       return prepare({
         owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
         operation: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
-        priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
+        priorityFeeLamports: priorityFeeRequest(priorityFee, config.maxPriorityFeeLamports),
         allowNetLoss: allowNetLoss ?? false,
         feePayer: feePayer ?? 'owner',
         signer: signer ?? 'key',
