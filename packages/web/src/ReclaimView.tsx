@@ -84,7 +84,8 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     setLoading(true);
     try {
       // signer "wallet": the preview packs as the prepare does, leaving room for what the wallet adds.
-      const query = { owner, metadata: 'true' as const, signer: 'wallet' as const, ...(burn.size > 0 ? { burn: [...burn].join(',') } : {}) };
+      // priorityFee "auto": a fee the cluster's recent fees say lands; the preview states the number it resolved to.
+      const query = { owner, metadata: 'true' as const, signer: 'wallet' as const, priorityFee: 'auto', ...(burn.size > 0 ? { burn: [...burn].join(',') } : {}) };
       const answer = await retryingLimits(
         () => api.preview(query),
         (left) => id === loads.current && setPreviewRetry(left),
@@ -147,7 +148,8 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     setOutcome(null);
     try {
       const result = await reclaim(
-        { owner, priorityFee: 0, burn: [...selected], feePayer: summary.sponsored ? 'sponsor' : 'owner', signer: 'wallet' },
+        // The number the preview's "auto" resolved to: the prepare then plans the fee and the net the page shows.
+        { owner, priorityFee: summary.priorityFee, burn: [...selected], feePayer: summary.sponsored ? 'sponsor' : 'owner', signer: 'wallet' },
         (transactions) => signAll(wallet, account, transactions, cluster ? CHAIN_IDS[cluster] : null),
         setProgress,
       );
