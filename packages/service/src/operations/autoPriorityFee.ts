@@ -9,7 +9,7 @@ import { readRecentPriorityFees } from '../chain/recentFees.ts';
 import type { ChainAdapter } from '../chain/types.ts';
 import { ACTIONS_THAT_SEND, type AccountAction, type WalletState } from '../plan/actions.ts';
 import { signatureFees } from '../plan/fees.ts';
-import { COMPUTE_UNITS_FOR_HARVEST, computeUnitsPerAccount } from '../plan/pack.ts';
+import { COMPUTE_UNITS_FOR_HARVEST, computeUnitsPerAccount, MAX_COMPUTE_UNIT_LIMIT } from '../plan/pack.ts';
 import { autoPriorityFeeLamports, recentFeePercentile, type PriorityFeeRequest } from '../plan/priorityFee.ts';
 import { rentExemptMinimum } from '../plan/rent.ts';
 
@@ -54,12 +54,18 @@ export async function resolvePriorityFee(chain: ChainAdapter, job: AutoPriorityF
     maxMicroLamportsPerComputeUnit: bounds.maxMicroLamports,
     maxPriorityFeeLamports: bounds.maxPriorityFeeLamports,
     netLossBoundLamports: job.allowNetLoss ? null : returns > baseFeesAtMost ? returns - baseFeesAtMost : 0n,
-    sponsorBoundLamports: null,
   });
   // The sponsor pays when asked to, or ("auto") when the owner cannot pay this fee up front and
   // keep its reserve: then the fee must be one the sponsor's bound accepts, or the job is refused.
   const ownerCannotPay = job.state.ownerLamports < uncapped + baseFeesAtMost + rentExemptMinimum(job.state.rent, 0);
   if (!sponsorMayPay || (job.feePayer === 'auto' && !ownerCannotPay)) return uncapped;
-  const sponsorBound = job.sponsor!.maxFeeLamports - signatureFees(2);
-  return uncapped < sponsorBound ? uncapped : sponsorBound > 0n ? sponsorBound : 0n;
+  // Each transaction pays an even share of the total, the first also the remainder (src/plan/fees.ts:
+  // priorityShare), and every one of a sponsored plan must be within the sponsor's bound. The packer
+  // makes at least as many transactions as its compute-unit bounds fill at the largest limit, and the
+  // remainder is less than the number of transactions, itself at most the number of accounts: so
+  // with this total no share passes the bound, however the accounts are packed.
+  const fewestTransactions = Math.max(1, Math.ceil(sending.reduce((sum, a) => sum + computeUnitsPerAccount(a), 0) / MAX_COMPUTE_UNIT_LIMIT));
+  const perTransaction = job.sponsor!.maxFeeLamports - signatureFees(2) - BigInt(sending.length);
+  const sponsorBound = perTransaction > 0n ? perTransaction * BigInt(fewestTransactions) : 0n;
+  return uncapped < sponsorBound ? uncapped : sponsorBound;
 }

@@ -83,20 +83,18 @@ export interface AutoPriorityFeeInput {
    * returns less its base fees); null with allowNetLoss, where the caller accepted a loss.
    */
   netLossBoundLamports: bigint | null;
-  /**
-   * When the sponsor may pay: its fee bound less a sponsored transaction's signatures. The whole
-   * job's fee is held within it, so even the one transaction that takes the whole remainder of the
-   * share is a fee the sponsor accepts. null when the sponsor will not pay.
-   */
-  sponsorBoundLamports: bigint | null;
 }
 
-/** The job's total priority fee (lamports) that "auto" resolves to: the chosen price over the job's compute units, within every bound. */
+/**
+ * The job's total priority fee (lamports) that "auto" resolves to: the chosen price over the job's
+ * compute units, within the operator's bounds and the money rule. (The sponsor's bound, which
+ * applies only where it pays, is src/operations/autoPriorityFee.ts's.)
+ */
 export function autoPriorityFeeLamports(input: AutoPriorityFeeInput): bigint {
   const price = input.microLamportsPerComputeUnit < input.maxMicroLamportsPerComputeUnit ? input.microLamportsPerComputeUnit : input.maxMicroLamportsPerComputeUnit;
   // Rounded up: a fee of one lamport less could price a transaction just below the chosen price.
   let lamports = (price * BigInt(input.computeUnitsUpperBound) + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
-  for (const bound of [input.maxPriorityFeeLamports, input.netLossBoundLamports, input.sponsorBoundLamports]) {
+  for (const bound of [input.maxPriorityFeeLamports, input.netLossBoundLamports]) {
     if (bound !== null && lamports > bound) lamports = bound;
   }
   return lamports < 0n ? 0n : lamports;
