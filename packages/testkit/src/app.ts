@@ -9,6 +9,7 @@ import type { Sponsor } from '@cinder/service';
 import { createLogger } from '@cinder/service';
 import { createWalletGenerator, walletGeneratorOptions } from '@cinder/service';
 import { startTestChain, type TestChain } from './localChain.ts';
+import type { Timing } from '@cinder/localnet';
 
 /** SERVER_SECRET of every app createTestApp builds (spawned servers that share a Redis with them use it too). */
 export const TEST_SERVER_SECRET = 'cinder-test-server-secret-not-for-production';
@@ -40,11 +41,23 @@ export async function createTestApp(
   /** sponsor: a fee sponsor (fund its address on the chain first), as SPONSOR_KEYPAIR would load. */
   /** programs: sBPF programs the fresh chain loads at genesis (a stand-in at Lighthouse's address, say). */
   /** v1Transactions: false starts the fresh chain without the v1 gate (the cluster as before it). */
-  options: { chain?: TestChain; chainAdapter?: Partial<ChainAdapterOptions>; sponsor?: Sponsor; programs?: { address: string; bytes: Uint8Array }[]; v1Transactions?: boolean } = {},
+  /** timing: 'validator' gives the fresh chain a cluster's confirmation timing (see startTestChain). */
+  options: {
+    chain?: TestChain;
+    chainAdapter?: Partial<ChainAdapterOptions>;
+    sponsor?: Sponsor;
+    programs?: { address: string; bytes: Uint8Array }[];
+    v1Transactions?: boolean;
+    timing?: Timing;
+  } = {},
 ): Promise<TestApp> {
   const chain =
     options.chain ??
-    (await startTestChain({ ...(options.programs ? { programs: options.programs } : {}), ...(options.v1Transactions === false ? { v1Transactions: false } : {}) }));
+    (await startTestChain({
+      ...(options.programs ? { programs: options.programs } : {}),
+      ...(options.v1Transactions === false ? { v1Transactions: false } : {}),
+      ...(options.timing ? { timing: options.timing } : {}),
+    }));
   // Limits high enough that only tests about rate limiting (which override them) ever meet one.
   const defaults = loadConfig({
     LOG_LEVEL: 'debug',

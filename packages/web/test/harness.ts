@@ -24,7 +24,7 @@ import {
   type Signature,
 } from '@solana/kit';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { Sponsor } from '@cinder/service';
+import type { Config, Sponsor } from '@cinder/service';
 import {
   createFundedSigner,
   createSponsoredTestApp,
@@ -35,6 +35,7 @@ import {
   type SponsoredTestApp,
   type TestApp,
   type TestChain,
+  type Timing,
 } from '@cinder/testkit';
 import { installTestWallet, type TestWallet } from './testWallet.ts';
 
@@ -54,24 +55,31 @@ export interface Suite {
   screenshots: string;
 }
 
-/** Starts the app, the chain and the browser before the file's tests and stops them after; the fields are set once `before` ran. */
-export function browserSuite(name: string): Suite {
+/** Headless Chromium, or undefined where it is not installed. */
+export async function launchChromium(): Promise<Browser | undefined> {
+  if (!existsSync(CHROMIUM)) return undefined;
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/**
+ * Starts the app, the chain and the browser before the file's tests and stops them after; the fields are set once `before` ran.
+ * `timing: 'validator'` gives the chain a cluster's confirmation timing; `config` replaces the test app's settings (its limits, say).
+ */
+export function browserSuite(name: string, options: { timing?: Timing; config?: Partial<Config> } = {}): Suite {
   const suite = {} as Suite;
   let sponsored: SponsoredTestApp | undefined;
   before(async () => {
     suite.workDir = await mkdtemp(join(tmpdir(), `cinder-${name}-`));
     suite.screenshots = process.env.CINDER_SCREENSHOT_DIR ?? join(suite.workDir, 'screenshots');
     await mkdir(suite.screenshots, { recursive: true });
-    sponsored = await createSponsoredTestApp(5_000_000_000n);
+    sponsored = await createSponsoredTestApp(5_000_000_000n, options.config ?? {}, options.timing ? { timing: options.timing } : {});
     ({ t: suite.t, sponsor: suite.sponsor } = sponsored);
     suite.funder = (await createFundedSigner(suite.t.chain, 100_000_000_000n)).signer;
     suite.url = await suite.t.app.listen({ host: '127.0.0.1', port: 0 });
-    if (existsSync(CHROMIUM)) {
-      suite.browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-      });
-    }
+    suite.browser = await launchChromium();
     console.log(`${name} screenshots: ${suite.screenshots}`);
   });
   after(async () => {

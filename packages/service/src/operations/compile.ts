@@ -5,7 +5,7 @@
  * then the exact fee of the final transaction is computed and every money rule is checked on it
  * before anything is signed.
  */
-import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, type Address, type TransactionSigner } from '@solana/kit';
+import { createNoopSigner, type Address, type TransactionSigner } from '@solana/kit';
 import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { CinderError, type CinderErrorCode } from '../errors.ts';
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
@@ -13,7 +13,6 @@ import type { AccountAction } from '../plan/actions.ts';
 import { BASE_FEE_LAMPORTS_PER_SIGNATURE, feeUpperBound, priorityShare, signatureFees } from '../plan/fees.ts';
 import { splitSponsored } from '../plan/sponsoredPrefix.ts';
 import { assertFeeWithinReclaim, assertOwnerCanPay } from '../plan/money.ts';
-import { netOf } from '../plan/net.ts';
 import {
   MAX_COMPUTE_UNIT_LIMIT,
   packTransactions,
@@ -24,14 +23,14 @@ import {
   type TransactionParties,
 } from '../plan/pack.ts';
 import { rentExemptMinimum, type Rent } from '../plan/rent.ts';
-import { mapConcurrently, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
-import { computeUnitLimitFor, limitFromSimulation, limitWithoutSimulation, priceAt } from '../plan/pricing.ts';
+import { SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
 import { cannotRepaySponsor, type SponsorPolicy } from './sponsorPolicy.ts';
 import { WALLET_GUARD_ROOM } from '../plan/walletAdditions.ts';
 import { simulationFailure } from './simulationFailure.ts';
 import type { TransactionVersion, V1Limits } from '../plan/transactionVersion.ts';
 import { V1_FORMAT } from '../plan/v1Format.ts';
-import { priceV1Transactions, v1CompiledMessage } from './compileV1.ts';
+import { v1CompiledMessage, v1PriceSteps } from './compileV1.ts';
+import { priceFromSimulation, priceTransactions as price, totalsOf, type PriceSteps } from './price.ts';
 
 
 export interface CompiledTransaction {
@@ -93,45 +92,42 @@ export interface CompileInput {
 
 const isFeePayerFailure = (error: CinderError) => error.code === 'INSUFFICIENT_SOL_FOR_FEE';
 
-/** A transaction at `computeUnitLimit`, priced to pay `share` of the priority fee: its price, its fee and (sponsored) its repayment. */
-function pricedAt(transaction: PlannedTransaction, computeUnitLimit: number, share: bigint, signatures: number, sponsored: boolean): CompiledTransaction {
-  const price = priceAt(computeUnitLimit, share, signatures);
-  return { packed: transaction, ...price, repayLamports: sponsored ? price.feeLamports : 0n };
-}
-
+/**
+ * The plan's transactions priced by the one pricer (src/operations/price.ts): legacy simulated with
+ * its compute-budget instructions (and, sponsored, the repayment at its bound), v1 with its config.
+ * A simulation that fails stops the plan with what it means (simulationFailure.ts).
+ */
 async function priceTransactions(
   chain: ChainAdapter,
   planned: PlannedTransaction[],
   parties: TransactionParties,
   input: CompileInput,
   deadline: number,
+  v1 = false,
 ): Promise<CompiledTransaction[]> {
+  const options = { priorityFeeLamports: input.priorityFeeLamports, simulated: input.estimate ? SIMULATIONS_AT_ONCE : Infinity };
+  const room = roomOf(input).computeUnits;
+  if (v1) return (await price(chain, planned, options, v1PriceSteps(parties, input.lifetime, room), deadline)).priced;
   const sponsored = parties.feePayer.address !== parties.owner.address;
   const signatures = sponsored ? 2 : 1;
-  return mapConcurrently(
-    planned,
-    SIMULATIONS_AT_ONCE,
-    async (transaction, index) => {
-      const share = priorityShare(input.priorityFeeLamports, planned.length, index);
-      if (input.estimate && index >= SIMULATIONS_AT_ONCE) return pricedAt(transaction, limitWithoutSimulation(transaction.computeUnitEstimate), share, signatures, sponsored);
-      // Simulated at the largest limit with the price that makes it pay `share`: the node then
-      // checks the payer against (almost exactly) the fee the final transaction pays.
-      const simulationPrice = computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT);
+  const steps: PriceSteps<PlannedTransaction, CompiledTransaction> = {
+    simulationMessage: (transaction, share) => {
       const repayBound = sponsored ? feeUpperBound(signatures, share) : 0n;
-      const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, simulationPrice, transactionInstructions(transaction.actions, parties, repayBound));
-      const wire = getBase64EncodedWireTransaction(compileTransaction(transactionMessage(parties.feePayer, input.lifetime, instructions)));
-      const simulation = await chain.simulate(wire, deadline);
+      const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transactionInstructions(transaction.actions, parties, repayBound));
+      return transactionMessage(parties.feePayer, input.lifetime, instructions);
+    },
+    inspect: (simulation) => {
       // What the sponsor pays for runs only what its policy allows, at every depth.
       if (sponsored) input.sponsor!.policy.assertInvokesOnlyAllowed(simulation.innerPrograms);
       if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
-      // A wallet's guards run inside this limit where the wallet keeps the compute budget as prepared.
-      const computeUnitLimit = Math.min(
-        MAX_COMPUTE_UNIT_LIMIT,
-        limitFromSimulation(simulation.unitsConsumed, transaction.computeUnitEstimate) + roomOf(input).computeUnits,
-      );
-      return pricedAt(transaction, computeUnitLimit, share, signatures, sponsored);
     },
-  );
+    // A wallet's guards run inside this limit where the wallet keeps the compute budget as prepared.
+    price: (transaction, share, simulation) => {
+      const priced = priceFromSimulation(transaction.computeUnitEstimate, share, simulation, signatures, room);
+      return { packed: transaction, ...priced, repayLamports: sponsored ? priced.feeLamports : 0n };
+    },
+  };
+  return (await price(chain, planned, options, steps, deadline)).priced;
 }
 
 const roomOf = (input: CompileInput) => (input.signer === 'wallet' ? WALLET_GUARD_ROOM : { bytes: 0, computeUnits: 0 });
@@ -142,17 +138,11 @@ function noSponsorConfigured(): CinderError {
 }
 
 function summarize(parties: TransactionParties, transactions: CompiledTransaction[], lifetime: BlockhashLifetime): CompiledPlan {
-  const net = netOf(
-    transactions.flatMap((t) => t.packed.actions),
-    transactions.reduce((sum, t) => sum + t.feeLamports, 0n),
-  );
   return {
     parties,
     sponsored: parties.feePayer.address !== parties.owner.address,
     transactions,
-    feeLamports: net.feeLamports,
-    returnsLamports: net.reclaimedLamports + net.excessWithdrawnLamports,
-    netLamports: net.netLamports,
+    ...totalsOf(transactions.flatMap((t) => t.packed.actions), transactions),
     lifetime,
   };
 }
@@ -178,13 +168,7 @@ async function compileOwnerPays(chain: ChainAdapter, input: CompileInput, owner:
   if (input.ownerLamports < signatureFees(planned.length)) assertOwnerCanPayBounds();
   let transactions: CompiledTransaction[];
   try {
-    transactions = v1
-      ? await priceV1Transactions(chain, planned, parties, { ...input, roomComputeUnits: roomOf(input).computeUnits }, deadline, {
-          simulationsAtOnce: SIMULATIONS_AT_ONCE,
-          computeUnitLimitFor,
-          simulationFailure,
-        })
-      : await priceTransactions(chain, planned, parties, input, deadline);
+    transactions = await priceTransactions(chain, planned, parties, input, deadline, v1);
   } catch (error) {
     if (!(error instanceof CinderError) || !isFeePayerFailure(error)) throw error;
     assertOwnerCanPayBounds();
@@ -295,4 +279,20 @@ export function compiledMessage(plan: CompiledPlan, transaction: CompiledTransac
     transactionInstructions(transaction.packed.actions, parties, transaction.repayLamports),
   );
   return transactionMessage(parties.feePayer, plan.lifetime, instructions);
+}
+
+/**
+ * The landing order of a plan, written once for the keyed door (which sends in this order) and the
+ * prepare answer (which tells a keyless caller): the sponsored prefix (src/plan/sponsoredPrefix.ts)
+ * lands first, one at a time, each waiting for the one before it; the owner-paid rest waits for the
+ * last sponsored one (its fees come from the rent the prefix returned) and then goes out together.
+ */
+export function landingOrderOf(plan: Pick<CompiledPlan, 'sponsored' | 'transactions'>): { sponsoredTransactions: number; dependsOn: number[][] } {
+  const firstOwnerPaid = plan.transactions.findIndex((t) => t.ownerPays === true);
+  const sponsoredTransactions = !plan.sponsored ? 0 : firstOwnerPaid < 0 ? plan.transactions.length : firstOwnerPaid;
+  const dependsOn = plan.transactions.map((_, i) => {
+    const before = i < sponsoredTransactions ? i - 1 : sponsoredTransactions - 1;
+    return before >= 0 ? [before] : [];
+  });
+  return { sponsoredTransactions, dependsOn };
 }

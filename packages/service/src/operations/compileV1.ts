@@ -1,7 +1,8 @@
 /**
- * Pricing and messages of v1 transactions for the compile step (src/operations/compile.ts), kept
- * apart so that the legacy path stays as it is. v1 is used where the owner pays; a sponsored plan
- * stays legacy (the sponsor's message identity and policy read legacy messages).
+ * The v1 parts of the pricer (src/operations/price.ts) and of the compiled messages, for one owner
+ * (compile.ts) and for many (reclaimMany.ts). v1 is used where the fee payer signs its own
+ * transactions; a sponsored plan stays legacy (the sponsor's message identity and policy read
+ * legacy messages).
  *
  * Every limit is set (an unset v1 limit is 0, and such a transaction fails and is charged):
  * - simulated once with both limits at their maximum and the priority fee it will pay (so the
@@ -12,11 +13,11 @@
  * - priority fee: the transaction's share of the caller's total, stated as that total, so the fee
  *   is exactly 5,000 lamports per signature plus the share, with no price × limit rounding.
  */
-import { compileTransaction, getBase64EncodedWireTransaction, type TransactionSigner } from '@solana/kit';
-import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
-import { priorityShare, signatureFees } from '../plan/fees.ts';
+import type { Instruction, TransactionSigner } from '@solana/kit';
+import type { BlockhashLifetime, SimulationResult } from '../chain/types.ts';
+import { signatureFees } from '../plan/fees.ts';
 import { MAX_COMPUTE_UNIT_LIMIT, transactionInstructions, type PlannedTransaction, type TransactionParties } from '../plan/pack.ts';
-import { mapConcurrently } from '../plan/slices.ts';
+import { limitFromSimulation } from '../plan/pricing.ts';
 import {
   loadedAccountsDataLimitFor,
   MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES,
@@ -24,6 +25,9 @@ import {
   v1TransactionMessage,
   type V1Limits,
 } from '../plan/transactionVersion.ts';
+import type { Price } from '../plan/pricing.ts';
+import type { PriceSteps } from './price.ts';
+import { simulationFailure } from './simulationFailure.ts';
 
 export interface V1Pricing {
   packed: PlannedTransaction;
@@ -35,55 +39,48 @@ export interface V1Pricing {
   v1: V1Limits;
 }
 
-export interface V1PricingInput {
-  priorityFeeLamports: bigint;
-  lifetime: BlockhashLifetime;
-  estimate?: boolean | undefined;
-  /** Compute units a browser wallet's guards may add (0 where Cinder signs). */
-  roomComputeUnits: number;
-}
-
-function priced(packed: PlannedTransaction, limits: V1Limits, signatures: number): V1Pricing {
+/**
+ * A v1 transaction's limits from its simulation (null: priced without one, a preview's estimate,
+ * whose fee does not depend on its limits, only on the share), and the price that follows.
+ */
+export function v1PriceFrom(
+  computeUnitEstimate: number,
+  share: bigint,
+  simulation: SimulationResult | null,
+  signatures: number,
+  roomComputeUnits = 0,
+): Price & { v1: V1Limits } {
+  const loaded = simulation?.loadedAccountsDataSize;
+  const limits: V1Limits =
+    simulation === null
+      ? { computeUnitLimit: Math.min(computeUnitEstimate, MAX_COMPUTE_UNIT_LIMIT), loadedAccountsDataSizeLimit: MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES, priorityFeeLamports: share }
+      : {
+          computeUnitLimit: Math.min(MAX_COMPUTE_UNIT_LIMIT, limitFromSimulation(simulation.unitsConsumed, computeUnitEstimate) + roomComputeUnits),
+          loadedAccountsDataSizeLimit: loaded === null || loaded === undefined ? MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES : loadedAccountsDataLimitFor(loaded),
+          priorityFeeLamports: share,
+        };
   return {
-    packed,
     computeUnitLimit: limits.computeUnitLimit,
     computeUnitPriceMicroLamports: (limits.priorityFeeLamports * 1_000_000n) / BigInt(limits.computeUnitLimit),
     feeLamports: signatureFees(signatures) + limits.priorityFeeLamports,
-    repayLamports: 0n,
     v1: limits,
   };
 }
 
-export async function priceV1Transactions(
-  chain: ChainAdapter,
-  planned: PlannedTransaction[],
-  parties: TransactionParties,
-  input: V1PricingInput,
-  deadline: number,
-  options: { simulationsAtOnce: number; computeUnitLimitFor: (units: number) => number; simulationFailure: (err: unknown, payer: TransactionSigner['address']) => Error },
-): Promise<V1Pricing[]> {
-  return mapConcurrently(planned, options.simulationsAtOnce, async (transaction, index) => {
-    const share = priorityShare(input.priorityFeeLamports, planned.length, index);
-    if (input.estimate && index >= options.simulationsAtOnce) {
-      // A preview's unsimulated transaction: its fee does not depend on its limits, only on the share.
-      return priced(transaction, { computeUnitLimit: Math.min(transaction.computeUnitEstimate, MAX_COMPUTE_UNIT_LIMIT), loadedAccountsDataSizeLimit: MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES, priorityFeeLamports: share }, 1);
-    }
-    const instructions = transactionInstructions(transaction.actions, parties, 0n);
-    const simulationMessage = v1TransactionMessage(parties.feePayer, input.lifetime, instructions, { ...V1_SIMULATION_CONFIG, priorityFeeLamports: share });
-    const simulation = await chain.simulate(getBase64EncodedWireTransaction(compileTransaction(simulationMessage)), deadline);
-    if (simulation.err) throw options.simulationFailure(simulation.err, parties.feePayer.address);
-    const units = simulation.unitsConsumed === null ? transaction.computeUnitEstimate : options.computeUnitLimitFor(simulation.unitsConsumed);
-    const loaded = simulation.loadedAccountsDataSize;
-    return priced(
-      transaction,
-      {
-        computeUnitLimit: Math.min(MAX_COMPUTE_UNIT_LIMIT, units + input.roomComputeUnits),
-        loadedAccountsDataSizeLimit: loaded === null || loaded === undefined ? MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES : loadedAccountsDataLimitFor(loaded),
-        priorityFeeLamports: share,
-      },
-      1,
-    );
-  });
+/** The message a v1 transaction is simulated with: both limits at their maximum, and its share of the priority fee. */
+export function v1SimulationMessage(feePayer: TransactionSigner, lifetime: BlockhashLifetime, instructions: Instruction[], share: bigint) {
+  return v1TransactionMessage(feePayer, lifetime, instructions, { ...V1_SIMULATION_CONFIG, priorityFeeLamports: share });
+}
+
+/** The pricer's steps for one owner's v1 transactions (the owner pays; one signature each). */
+export function v1PriceSteps(parties: TransactionParties, lifetime: BlockhashLifetime, roomComputeUnits: number): PriceSteps<PlannedTransaction, V1Pricing> {
+  return {
+    simulationMessage: (transaction, share) => v1SimulationMessage(parties.feePayer, lifetime, transactionInstructions(transaction.actions, parties, 0n), share),
+    inspect: (simulation) => {
+      if (simulation.err) throw simulationFailure(simulation.err, parties.feePayer.address);
+    },
+    price: (transaction, share, simulation) => ({ packed: transaction, repayLamports: 0n, ...v1PriceFrom(transaction.computeUnitEstimate, share, simulation, 1, roomComputeUnits) }),
+  };
 }
 
 /** The v1 message of a priced transaction, ready to sign. */

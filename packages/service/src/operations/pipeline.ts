@@ -18,17 +18,17 @@ import type { ChainAdapter } from '../chain/types.ts';
 import { CinderError, type BlockedAccountsCode } from '../errors.ts';
 import type { MintState } from '../plan/tokenState.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
-import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
+import type { OperationLocks } from '../store/operationLocks.ts';
+import { inOwnerTurns } from './ownerTurns.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
-import { compiledMessage, compilePlan, isPlanProblem, type CompiledPlan } from './compile.ts';
+import { compiledMessage, compilePlan, isPlanProblem, landingOrderOf, type CompiledPlan } from './compile.ts';
 import { describeOutcome } from './describe.ts';
 import { landTransactions, overallStatus, type RecordSent } from './land.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { readWallet } from './readWallet.ts';
-import { COMPILES_PER_SLICE, mapInSlices } from '../plan/slices.ts';
+import { compileUnsigned } from './price.ts';
 import { signLandReport } from './execute.ts';
 import { netOf } from '../plan/net.ts';
-import { RELAY_TOKEN_LIFETIME_MS } from './relayToken.ts';
 import { assertFitsOneRelayToken } from './sponsoredMessage.ts';
 import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 import { reasonText, skippedOf, type OperationKind, type OperationResult } from './operationResult.ts';
@@ -126,8 +126,8 @@ export interface PreparedOperation extends PlannedOperation {
   transactions: Transaction[];
   /** The same transactions as base64 wire bytes, as the answer carries them. */
   wireTransactions: Base64EncodedWireTransaction[];
-  /** When the relay token of a sponsored plan expires (ms since the epoch); null when the owner pays. */
-  relayTokenExpiresAt: number | null;
+  /** Sponsored: the messages its relay token covers (the sponsored ones, src/operations/relayToken.ts); null when the owner pays. */
+  relayTokenMessages: Uint8Array[] | null;
 }
 
 /** The one-owner pipeline's three ends: stop after compile (preview), hand back unsigned bytes (prepare), or sign and land (execute). */
@@ -256,9 +256,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             await policy?.assertNoTurn(signer.address);
             return landTransactions(deps, sending, deadline, recordSent);
           }
-          // Only the sponsored prefix is the sponsor's (src/plan/sponsoredPrefix.ts): the owner-paid rest waits for it.
-          const prefix = plan.transactions.findIndex((t) => t.ownerPays);
-          const sponsoredCount = prefix < 0 ? sending.length : prefix;
+          // Only the sponsored prefix is the sponsor's: the owner-paid rest waits for it (landingOrderOf).
+          const sponsoredCount = landingOrderOf(plan).sponsoredTransactions;
           // Signed with the owner's key: the wallet's sponsored turn starts now, and its sends go one at a time (the policy decides).
           const identities = signed.slice(0, sponsoredCount).map((t) => preparedIdentityOfBytes(t.messageBytes)!);
           const added = await sponsoredBy.beginTurn(
@@ -330,9 +329,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     async prepare(request: PipelineRequest): Promise<PreparedOperation> {
       // A keyless signer takes v1 only when it says so.
       const planned = await planOrThrow({ ...request, transactionVersions: request.transactionVersions ?? ['legacy', 0] }, Date.now() + deps.operationDeadlineMs);
-      if (planned.compiled.sponsored) assertFitsOneRelayToken(planned.compiled.transactions.map((t) => t.packed.actions.length), planned.compiled.feeLamports);
+      if (planned.compiled.sponsored) assertFitsOneRelayToken(planned.compiled.transactions, planned.compiled.feeLamports);
       // A few at a time (a millisecond each): a wallet of thousands of accounts is a hundred messages.
-      const transactions = await mapInSlices(planned.compiled.transactions, (t) => compileTransaction(compiledMessage(planned.compiled, t)), COMPILES_PER_SLICE);
+      const transactions = await compileUnsigned(planned.compiled.transactions, (t) => compiledMessage(planned.compiled, t));
       // What is handed out for the sponsor to pay passes every check its signature will need at the relay.
       if (planned.compiled.sponsored && deps.sponsorPolicy) {
         for (const [index, transaction] of transactions.entries()) {
@@ -340,10 +339,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         }
       }
       await deps.recordPrepared(transactions.map((t) => new Uint8Array(t.messageBytes)));
-      // Sponsored: a relay token, whose lifetime is its own. Nothing is reserved: a prepare nobody
-      // signed starts no turn and blocks nobody; the owner's signed relay starts it (src/operations/relay.ts).
-      const relayTokenExpiresAt = planned.compiled.sponsored && deps.sponsorPolicy ? Date.now() + RELAY_TOKEN_LIFETIME_MS : null;
-      return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), relayTokenExpiresAt };
+      // Sponsored: a relay token for the sponsored messages, whose lifetime is its own. Nothing is
+      // reserved: a prepare nobody signed starts no turn and blocks nobody; the owner's signed relay
+      // starts it (src/operations/relay.ts).
+      const relayTokenMessages =
+        planned.compiled.sponsored && deps.sponsorPolicy
+          ? transactions.filter((_, i) => !planned.compiled.transactions[i]!.ownerPays).map((t) => new Uint8Array(t.messageBytes))
+          : null;
+      return { ...planned, transactions, wireTransactions: transactions.map(getBase64EncodedWireTransaction), relayTokenMessages };
     },
 
     /**
@@ -364,19 +367,20 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // charging its fee. A duplicate of the running operation (the same burn, or a second reclaim)
       // joins it and gets its answer. A turn that ends `pending` is kept while what it sent can
       // still land (src/store/operationLocks.ts).
-      return deps.locks.withLock(
-        `owner:${signer.address}`,
-        (turn) =>
-          executeInTurn(request, signer, deadline, async (signatures, lastValidBlockHeight) => {
-            await turn.holdForLanding();
-            await options.recordSent?.(signatures, lastValidBlockHeight);
-          }),
+      return inOwnerTurns(
+        deps.locks,
+        [signer.address],
         {
+          deadline,
           joinAs: operation.kind === 'burn' ? `burn:${operation.mint}` : 'reclaim',
           busyCode: operation.kind === 'burn' ? 'BURN_IN_PROGRESS' : 'RECLAIM_IN_PROGRESS',
-          maxWaitMs: turnWaitMs(deadline),
           keepWhile: (result) => result.status === 'pending',
         },
+        (holdForLanding) =>
+          executeInTurn(request, signer, deadline, async (signatures, lastValidBlockHeight) => {
+            await holdForLanding();
+            await options.recordSent?.(signatures, lastValidBlockHeight);
+          }),
       );
     },
   };

@@ -1,34 +1,42 @@
 /**
- * One reclaim across many wallets (docs/many-wallets.md): read every owner, plan each owner's
- * accounts with the single reclaim's planner, pack the closes of many owners into shared version-0
- * transactions (src/plan/packOwners.ts) whose closes all pay out to one `destination`, price them
- * for one fee payer that pays every fee, and check the money rules on the whole job. A preview
- * stops after packing, prepare hands back the unsigned transactions, a keyed reclaim signs with
- * every owner's key and the fee payer's and lands them.
+ * One reclaim across many wallets (docs/many-wallets.md): a different input to the stages of the
+ * one-owner pipeline. Every owner is read (readWallets.ts) and planned with the single reclaim's
+ * planner; priced by the one pricer (price.ts, with the steps below), summed by the one summary,
+ * compiled by compileUnsigned, run under every owner's turn (ownerTurns.ts) and signed, landed and
+ * reported by the one executor (execute.ts). What this module holds of its own is what only many
+ * owners have: their closes packed together into shared transactions (src/plan/packOwners.ts:
+ * version 0, or v1 where the cluster's gate is active and the signer takes it) that all pay out to
+ * one `destination` and one fee payer pays; an owner left out when the node refuses its closes;
+ * and the signing with the fee payer's and every owner's key. A preview stops after packing,
+ * prepare hands back the unsigned transactions, a keyed reclaim signs and lands them.
  *
  * What cannot be closed (frozen, holding tokens of a mint not listed for burning, …) is skipped
  * with its reason by the planner and never blocks the other accounts or owners; nor does an owner
  * whose closes the node refuses at simulation (its accounts changed since they were read): that
  * owner is left out with the node's reason (`TRANSACTION_REJECTED`) and the others packed again.
  */
-import { compileTransaction, createNoopSigner, getBase64EncodedWireTransaction, signTransaction, type Address, type KeyPairSigner, type Transaction } from '@solana/kit';
+import { createNoopSigner, signTransaction, type Address, type KeyPairSigner, type Transaction } from '@solana/kit';
 import type { BlockhashLifetime, ChainAdapter } from '../chain/types.ts';
 import { describeTransactionError } from '../chain/transactionError.ts';
 import { CinderError } from '../errors.ts';
 import { ACTIONS_THAT_SEND, planAccountActions, type AccountAction, type WalletState } from '../plan/actions.ts';
 import { feeUpperBound, priorityShare } from '../plan/fees.ts';
 import { assertFeeWithinReclaim, assertPayerCanPay } from '../plan/money.ts';
-import { netOf } from '../plan/net.ts';
 import { MAX_COMPUTE_UNIT_LIMIT } from '../plan/pack.ts';
-import { manyOwnerMessage, packOwners, type ManyOwnerTransaction } from '../plan/packOwners.ts';
-import { limitFromSimulation, limitWithoutSimulation, priceAt, type Price } from '../plan/pricing.ts';
+import { manyOwnerInstructions, manyOwnerMessage, manyOwnerV1Message, packOwners, type ManyOwnerTransaction, type ManyOwnerVersion } from '../plan/packOwners.ts';
+import { chooseTransactionVersion, TRANSACTION_VERSIONS, type TransactionVersion, type V1Limits } from '../plan/transactionVersion.ts';
+import { isV1GateActive } from '../chain/featureGate.ts';
+import { v1PriceFrom, v1SimulationMessage } from './compileV1.ts';
+import type { Price } from '../plan/pricing.ts';
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import { rentExemptMinimum } from '../plan/rent.ts';
-import { COMPILES_PER_SLICE, mapConcurrently, mapInSlices, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
-import { turnWaitMs, type OperationLocks } from '../store/operationLocks.ts';
+import { mapConcurrently, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
+import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
 import { describeManyOutcome } from './describe.ts';
 import { signLandReport } from './execute.ts';
+import { inOwnerTurns } from './ownerTurns.ts';
+import { compileUnsigned, priceFromSimulation, priceTransactions, totalsOf, type PriceSteps } from './price.ts';
 import { landTransactions, overallStatus, type RecordSent } from './land.ts';
 import { skippedOf, type ManyResult, type ManySkippedAccount, type ManyTransactionReport } from './operationResult.ts';
 
@@ -57,6 +65,12 @@ export interface ManyRequest {
   burn: readonly Address[];
   priorityFeeLamports: bigint;
   allowNetLoss: boolean;
+  /**
+   * The transaction versions the signer takes. Default legacy and v0: a keyless signer, or a
+   * preview for any signer; the keyed door, where Cinder signs, takes every version. v1 is used
+   * only where the cluster's gate is active too (src/plan/transactionVersion.ts), else v0.
+   */
+  transactionVersions?: readonly TransactionVersion[];
 }
 
 export interface ManyJob extends ManyRequest {
@@ -77,7 +91,8 @@ export interface OwnerPlan {
   returnsLamports: bigint;
 }
 
-export type PricedManyTransaction = ManyOwnerTransaction & Price;
+/** A priced transaction of the job; `v1`: its limits, when the job is in v1 (src/operations/compileV1.ts). */
+export type PricedManyTransaction = ManyOwnerTransaction & Price & { v1?: V1Limits };
 
 export interface ManyPlan {
   owners: OwnerPlan[];
@@ -98,26 +113,45 @@ export interface ManyPlan {
  */
 export const MAX_PREPARED_TRANSACTIONS = MAX_RELAY_TOKEN_MESSAGES;
 
+/** What a signer that does not say takes: legacy and v0 (v1 only where it declares 1). */
+const KEYLESS_VERSIONS: readonly TransactionVersion[] = ['legacy', 0];
+
 /** Rounds of leaving out owners whose closes the node refuses, before the job gives up (a race in every round is no accident). */
 const REJECTION_ROUNDS = 3;
 
-const priced = (transaction: ManyOwnerTransaction, computeUnitLimit: number, share: bigint): PricedManyTransaction => ({
-  ...transaction,
-  ...priceAt(computeUnitLimit, share, transaction.signatures),
-});
+/**
+ * The pricer's steps for a many-owner transaction (src/operations/price.ts): its message simulated
+ * for the fee payer at the largest limits and the price that pays its share (v0: compute-budget
+ * instructions; v1: its config, as compileV1.ts reads it for one owner), priced for its signatures
+ * (the fee payer's and each owner's). A failed simulation is the job's to read (the owner is left
+ * out), not the pricer's. `lifetime` null: a preview, priced without simulation.
+ */
+function manyPriceSteps(
+  feePayer: Address,
+  destination: Address,
+  lifetime: BlockhashLifetime | null,
+  version: ManyOwnerVersion,
+): PriceSteps<ManyOwnerTransaction, PricedManyTransaction> {
+  const payer = createNoopSigner(feePayer);
+  if (version === 1) {
+    return {
+      simulationMessage: (transaction, share) => v1SimulationMessage(payer, lifetime!, manyOwnerInstructions(transaction.actions, destination), share),
+      price: (transaction, share, simulation) => ({ ...transaction, ...v1PriceFrom(transaction.computeUnitEstimate, share, simulation, transaction.signatures) }),
+    };
+  }
+  return {
+    simulationMessage: (transaction, share) =>
+      manyOwnerMessage(payer, lifetime!, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, destination),
+    price: (transaction, share, simulation) => ({ ...transaction, ...priceFromSimulation(transaction.computeUnitEstimate, share, simulation, transaction.signatures) }),
+  };
+}
 
-/** `rejected`: the accounts of owners left out because the node refused their closes. */
+/** The one summary (totalsOf) of the job's priced transactions; `rejected`: the accounts of owners left out because the node refused their closes. */
 function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[], rejected: readonly ManySkippedAccount[] = []): ManyPlan {
-  const net = netOf(
-    transactions.flatMap((t) => t.actions.map((a) => a.action)),
-    transactions.reduce((sum, t) => sum + t.feeLamports, 0n),
-  );
   return {
     owners,
     transactions,
-    feeLamports: net.feeLamports,
-    returnsLamports: net.reclaimedLamports + net.excessWithdrawnLamports,
-    netLamports: net.netLamports,
+    ...totalsOf(transactions.flatMap((t) => t.actions.map((a) => a.action)), transactions),
     skippedAccounts: [...owners.flatMap((o) => skippedOf(o.actions).map((s) => ({ ...s, owner: o.state.owner }))), ...rejected],
   };
 }
@@ -160,9 +194,16 @@ export interface ReclaimMany {
 export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
   const { chain } = deps;
 
+  /** The version of the job: v1 where the signer takes it and the cluster's gate is active (read once per process), else v0. */
+  async function versionOf(request: ManyRequest, deadline: number): Promise<ManyOwnerVersion> {
+    const signerVersions = request.transactionVersions ?? KEYLESS_VERSIONS;
+    const v1GateActive = signerVersions.includes(1) && (await isV1GateActive(chain, deadline));
+    return chooseTransactionVersion({ v1GateActive, signerVersions, fallback: 0 }) === 1 ? 1 : 0;
+  }
+
   /** Read and plan every owner; pack their closes for this fee payer and destination. */
   async function planOwners(request: ManyRequest, feePayer: Address, destination: Address, alsoRead: readonly Address[], deadline: number) {
-    const { states, also } = await readWallets(chain, request.owners, alsoRead, deadline);
+    const [{ states, also }, version] = await Promise.all([readWallets(chain, request.owners, alsoRead, deadline), versionOf(request, deadline)]);
     const burnMints = new Set(request.burn);
     const owners = await Promise.all(
       states.map(async (state): Promise<OwnerPlan> => {
@@ -175,8 +216,9 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       owners.map((o) => ({ owner: o.state.owner, actions: o.actions })),
       feePayer,
       destination,
+      version,
     );
-    return { owners, packed, also, rent: states[0]?.rent };
+    return { owners, packed, also, rent: states[0]?.rent, version };
   }
 
   /** The fee payer must hold every fee and keep a valid balance (the rent-exempt minimum, or exactly 0): the one payer check (plan/money.ts). */
@@ -197,7 +239,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         'is one of the owners: the rent goes to one address outside the wallets being emptied (so that what arrives there is exactly the rent, and a wrong paste is caught)',
       );
     }
-    const [{ owners, packed, also, rent }, lifetime] = await Promise.all([
+    const [{ owners, packed, also, rent, version }, lifetime] = await Promise.all([
       planOwners(job, job.feePayer, job.destination, [job.feePayer, job.destination], deadline),
       chain.getLatestBlockhash(deadline),
     ]);
@@ -224,14 +266,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
     }
     const reserve = rentExemptMinimum(rent!, 0);
     const feePayerLamports = also.get(job.feePayer)?.lamports ?? 0n;
-    const feePayer = createNoopSigner(job.feePayer);
-    const simulate = (transaction: ManyOwnerTransaction, share: bigint) =>
-      chain.simulate(
-        getBase64EncodedWireTransaction(
-          compileTransaction(manyOwnerMessage(feePayer, lifetime, MAX_COMPUTE_UNIT_LIMIT, computeUnitPriceFor(share, MAX_COMPUTE_UNIT_LIMIT), transaction.actions, job.destination)),
-        ),
-        deadline,
-      );
+    const steps = manyPriceSteps(job.feePayer, job.destination, lifetime, version);
     // Owners whose closes the node refuses (they changed since they were read) are left out with
     // their reason, and the others packed again: one wallet never blocks the rest of the job.
     const rejected: ManySkippedAccount[] = [];
@@ -241,12 +276,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       const shares = current.map((_, i) => priorityShare(job.priorityFeeLamports, current.length, i));
       // Said from the fee bounds before any simulation: a fee payer that cannot pay costs no RPC call more.
       assertFeePayerCanPay(job.feePayer, feePayerLamports, current.map((t, i) => feeUpperBound(t.signatures, shares[i]!)), reserve);
-      const simulations = await mapConcurrently(current, SIMULATIONS_AT_ONCE, (transaction, i) => simulate(transaction, shares[i]!));
-      const failed = current.flatMap((transaction, i) => (simulations[i]!.err ? [{ transaction, share: shares[i]!, err: simulations[i]!.err }] : []));
+      const { priced: transactions, failed } = await priceTransactions(chain, current, { priorityFeeLamports: job.priorityFeeLamports }, steps, deadline);
       if (failed.length === 0) {
-        const transactions = current.map((transaction, i) => {
-          return priced(transaction, limitFromSimulation(simulations[i]!.unitsConsumed, transaction.computeUnitEstimate), shares[i]!);
-        });
         const result = summarize(owners, transactions, rejected);
         assertFeePayerCanPay(job.feePayer, feePayerLamports, transactions.map((t) => t.feeLamports), reserve);
         assertFeeWithinReclaim(result.returnsLamports, result.feeLamports, job.allowNetLoss);
@@ -258,11 +289,8 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       // Which owners of the refused transactions the node refuses on their own.
       const suspects = remaining.filter((o) => failed.some((f) => f.transaction.owners.includes(o.state.owner)));
       const alone = await mapConcurrently(suspects, SIMULATIONS_AT_ONCE, async (suspect) => {
-        for (const transaction of await packOwners([{ owner: suspect.state.owner, actions: suspect.actions }], job.feePayer, job.destination)) {
-          const { err } = await simulate(transaction, 0n);
-          if (err) return err;
-        }
-        return null;
+        const own = await packOwners([{ owner: suspect.state.owner, actions: suspect.actions }], job.feePayer, job.destination, version);
+        return (await priceTransactions(chain, own, { priorityFeeLamports: 0n }, steps, deadline)).failed[0]?.err ?? null;
       });
       const culprits = suspects.flatMap((suspect, i) => (alone[i] === null ? [] : [{ suspect, err: alone[i] }]));
       if (culprits.length === 0 || round === REJECTION_ROUNDS) {
@@ -281,6 +309,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
         remaining.map((o) => ({ owner: o.state.owner, actions: o.actions })),
         job.feePayer,
         job.destination,
+        version,
       );
       if (current.length === 0) {
         throw new CinderError('TRANSACTION_REJECTED', { reason: 'accounts', skipped: rejected });
@@ -289,39 +318,13 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
   }
 
   /** The compiled, unsigned transactions of a plan (fee payer first, then the owners, as signers). */
-  async function compile(job: ManyJob, manyPlan: ManyPlan & { lifetime: BlockhashLifetime }): Promise<Transaction[]> {
+  function compile(job: ManyJob, manyPlan: ManyPlan & { lifetime: BlockhashLifetime }): Promise<Transaction[]> {
     const feePayer = createNoopSigner(job.feePayer);
-    return mapInSlices(
-      manyPlan.transactions,
-      (t) => compileTransaction(manyOwnerMessage(feePayer, manyPlan.lifetime, t.computeUnitLimit, t.computeUnitPriceMicroLamports, t.actions, job.destination)),
-      COMPILES_PER_SLICE,
+    return compileUnsigned(manyPlan.transactions, (t) =>
+      t.v1
+        ? manyOwnerV1Message(feePayer, manyPlan.lifetime, t.v1, t.actions, job.destination)
+        : manyOwnerMessage(feePayer, manyPlan.lifetime, t.computeUnitLimit, t.computeUnitPriceMicroLamports, t.actions, job.destination),
     );
-  }
-
-  /**
-   * Turns of every owner (the same turns the single-owner doors take), in address order so that
-   * two jobs sharing owners cannot each hold one the other waits for; `fn` runs holding all.
-   */
-  function inTurns<T>(owners: readonly Address[], deadline: number, fn: (holdForLanding: () => Promise<void>) => Promise<T>, keepWhile: (result: T) => boolean): Promise<T> {
-    const sorted = [...owners].sort();
-    const held: { holdForLanding(): Promise<void> }[] = [];
-    const next = (i: number): Promise<T> => {
-      if (i === sorted.length) return fn(async () => { for (const turn of held) await turn.holdForLanding(); });
-      return deps.locks.withLock(
-        `owner:${sorted[i]}`,
-        (turn) => {
-          held.push(turn);
-          return next(i + 1);
-        },
-        {
-          busyCode: 'RECLAIM_IN_PROGRESS',
-          busyWallet: sorted[i]!,
-          maxWaitMs: turnWaitMs(deadline),
-          keepWhile,
-        },
-      );
-    };
-    return next(0);
   }
 
   return {
@@ -332,11 +335,10 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
      */
     async preview(request: ManyRequest): Promise<ManyPlan> {
       const deadline = Date.now() + deps.operationDeadlineMs;
-      const { owners, packed } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
-      return summarize(
-        owners,
-        packed.map((t, i) => priced(t, limitWithoutSimulation(t.computeUnitEstimate), priorityShare(request.priorityFeeLamports, packed.length, i))),
-      );
+      const { owners, packed, version } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
+      const steps = manyPriceSteps(PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, null, version);
+      const { priced } = await priceTransactions(chain, packed, { priorityFeeLamports: request.priorityFeeLamports, simulated: 0 }, steps, deadline);
+      return summarize(owners, priced);
     },
 
     /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
@@ -357,13 +359,13 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       options: { deadline: number; recordSent?: RecordSent },
     ): Promise<ManyResult> {
       const { deadline } = options;
-      return inTurns(
-        job.owners,
-        deadline,
-        async (holdForLanding) => {
+      // The turns of every owner, the same turns the one-owner doors take (ownerTurns.ts).
+      const turns = { deadline, busyCode: 'RECLAIM_IN_PROGRESS', nameOwner: true, keepWhile: (result: ManyResult) => result.status === 'pending' } as const;
+      return inOwnerTurns(deps.locks, job.owners, turns, async (holdForLanding) => {
           // An outstanding sponsored operation of an owner would fail if this closed its accounts first.
           if (deps.sponsorPolicy) for (const owner of job.owners) await deps.sponsorPolicy.assertNoTurn(owner);
-          const manyPlan = await plan(job, deadline);
+          // Cinder signs here: every version the cluster takes.
+          const manyPlan = await plan({ ...job, transactionVersions: job.transactionVersions ?? TRANSACTION_VERSIONS }, deadline);
           const unsigned = await compile(job, manyPlan);
           const reports = await signLandReport(
             manyPlan.transactions.map((t, i) => ({ ...t, closedAccounts: closedOf(t), unsigned: unsigned[i]! })),
@@ -379,24 +381,22 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
             },
           );
           const transactions = manyPlan.transactions.map((t, i): ManyTransactionReport => ({ ...reports[i]!, owners: t.owners }));
-          const reclaimedLamports = manyPlan.transactions.reduce((sum, t, i) => (transactions[i]!.status === 'success' ? sum + t.returnsLamports : sum), 0n);
-          const feeLamports = transactions.reduce((sum, t) => sum + t.feeLamports, 0n);
-          const status = overallStatus(transactions.map((t) => t.status));
+          // What landed, counted by the one summary: the rent of the closes that landed, every fee the fee payer paid.
+          const landed = manyPlan.transactions.filter((_, i) => transactions[i]!.status === 'success');
+          const { returnsLamports: reclaimedLamports, feeLamports, netLamports } = totalsOf(landed.flatMap((t) => t.actions.map((a) => a.action)), transactions);
           const result = {
-            status,
+            status: overallStatus(transactions.map((t) => t.status)),
             signatures: transactions.map((t) => t.signature),
             feePayer: job.feePayer,
             destination: job.destination,
             transactions,
             reclaimedLamports,
             feeLamports,
-            netLamports: reclaimedLamports - feeLamports,
+            netLamports,
             skippedAccounts: manyPlan.skippedAccounts,
           };
           return { ...result, message: describeManyOutcome(result, job.owners.length) };
-        },
-        (result) => result.status === 'pending',
-      );
+      });
     },
   };
 }

@@ -49,6 +49,24 @@ export function issueRelayToken(secret: string, messageBytes: readonly ReadonlyU
   return `${VERSION}.${expiresAt}.${identities}.${mac(secret, expiresAt, identities).toString('base64url')}`;
 }
 
+/**
+ * The relay tokens of one prepare answer, issued the same way for every door: its messages in
+ * groups of `perToken`, one token each, all expiring RELAY_TOKEN_LIFETIME_MS from `now`. A
+ * sponsored plan's messages take one token (its id names the operation whose turn the relay
+ * starts); a many-owner prepare takes one per relay request's worth, as its caller relays them.
+ */
+export function issuePreparedRelayTokens(
+  secret: string,
+  messageBytes: readonly ReadonlyUint8Array[],
+  perToken = MAX_RELAY_TOKEN_MESSAGES,
+  now = Date.now(),
+): string[] {
+  const expiresAt = now + RELAY_TOKEN_LIFETIME_MS;
+  const tokens: string[] = [];
+  for (let i = 0; i < messageBytes.length; i += perToken) tokens.push(issueRelayToken(secret, messageBytes.slice(i, i + perToken), expiresAt));
+  return tokens;
+}
+
 /** What an authentic token says: its expiry, the identities it covers, and its own id (the MAC: one per prepare answer). */
 export interface RelayTokenContent {
   expiresAt: number;

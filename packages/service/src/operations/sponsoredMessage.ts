@@ -92,15 +92,18 @@ export function manyOwnersNotSponsored(): CinderError {
 
 /**
  * A sponsored prepare's relay token covers at most MAX_RELAY_TOKEN_MESSAGES messages (the token
- * names each one). A wallet that needs more cannot be sponsored in one go; with a little SOL of its
- * own it pays its fees and needs no sponsor.
+ * names each one), and it covers only the transactions the sponsor pays (the prefix the owner cannot
+ * pay; the owner-paid rest needs no token), so only those count: a 0-SOL wallet of thousands of
+ * accounts has one. A plan whose sponsored prefix is longer cannot be sponsored in one go; with a
+ * little SOL of its own the wallet pays its fees and needs no sponsor.
  */
-export function assertFitsOneRelayToken(accountsPerTransaction: readonly number[], feeLamports: bigint): void {
-  if (accountsPerTransaction.length <= MAX_RELAY_TOKEN_MESSAGES) return;
-  const accounts = accountsPerTransaction.reduce((sum, n) => sum + n, 0);
+export function assertFitsOneRelayToken(transactions: readonly { ownerPays?: boolean | undefined; packed: { actions: readonly unknown[] } }[], feeLamports: bigint): void {
+  const sponsored = transactions.filter((t) => t.ownerPays !== true);
+  if (sponsored.length <= MAX_RELAY_TOKEN_MESSAGES) return;
+  const accounts = transactions.reduce((sum, t) => sum + t.packed.actions.length, 0);
   throw new CinderError(
     'SPONSORED_OPERATION_TOO_LARGE',
-    { max: MAX_RELAY_TOKEN_MESSAGES, transactions: accountsPerTransaction.length, accounts, fees: feeLamports },
+    { max: MAX_RELAY_TOKEN_MESSAGES, transactions: sponsored.length, accounts, fees: feeLamports },
     { errors: [{ field: 'feePayer', message: `sponsored operations hold at most ${MAX_RELAY_TOKEN_MESSAGES} transactions` }] },
   );
 }

@@ -1,6 +1,7 @@
 /**
  * A reclaim of many wallets (docs/many-wallets.md): the closable accounts of many owners packed
- * into as few version-0 transactions as the 1,232-byte packet allows. One fee payer pays every
+ * into as few version-0 transactions as the 1,232-byte packet allows, or, where the cluster and the
+ * signer take v1, as few v1 transactions as its limits allow (src/plan/v1Format.ts). One fee payer pays every
  * fee; each transaction carries the closes of several owners, and their signatures; every close
  * pays out to one `destination`. Pure: no I/O, no keys (owners are no-op signers that only mark
  * the accounts that must sign).
@@ -36,6 +37,11 @@ import {
   withComputeBudget,
 } from './pack.ts';
 import { endOfSlice, nextTurn } from './slices.ts';
+import { v1TransactionMessage, type V1Limits } from './transactionVersion.ts';
+import { V1_FORMAT, V1_MAX_SIGNATURES } from './v1Format.ts';
+
+/** The versions a many-owner job packs for: v0 (no lookup table), or v1 where the cluster and the signer take it (src/plan/transactionVersion.ts). */
+export type ManyOwnerVersion = 0 | 1;
 
 /** One owner's accounts to close (those the planner said to close, burn and close, or unwrap). */
 export interface OwnerActions {
@@ -97,6 +103,28 @@ export function manyOwnerMessage(
   );
 }
 
+/** The v1 message of a multi-owner transaction: the same instructions, every limit in its config. */
+export function manyOwnerV1Message(feePayer: TransactionSigner, lifetime: BlockhashLifetime, limits: V1Limits, actions: readonly OwnedAction[], destination: Address) {
+  return v1TransactionMessage(feePayer, lifetime, manyOwnerInstructions(actions, destination), limits);
+}
+
+/**
+ * Whether a v1 transaction of these accounts keeps every limit of the format: 4,096 bytes, 64
+ * addresses, 64 instructions, 12 signatures (the fee payer's and each owner's), and the compute limit.
+ */
+function fitsV1(feePayer: Address, actions: readonly OwnedAction[], destination: Address): boolean {
+  const tally = V1_FORMAT.tally(feePayer);
+  for (const instruction of manyOwnerInstructions(actions, destination)) tally.add(instruction);
+  const signatures = new Set([feePayer, ...actions.map((a) => a.owner)]).size;
+  return (
+    tally.size <= V1_FORMAT.sizeLimit &&
+    tally.addresses <= V1_FORMAT.maxAddresses &&
+    tally.instructions <= V1_FORMAT.maxInstructions &&
+    signatures <= V1_MAX_SIGNATURES &&
+    computeUnitsOf(actions) <= MAX_COMPUTE_UNIT_LIMIT
+  );
+}
+
 /** The wire size of a version-0 transaction of these accounts, at the largest compute budget values. */
 export function manyOwnerTransactionSize(feePayer: Address, actions: readonly OwnedAction[], destination: Address): number {
   const instructions = withComputeBudget(MAX_COMPUTE_UNIT_LIMIT, U64_MAX, manyOwnerInstructions(actions, destination));
@@ -122,26 +150,59 @@ function transactionOf(feePayer: Address, actions: OwnedAction[]): ManyOwnerTran
 /**
  * Every owner's sending actions packed, owners in the order given and each owner's accounts in the
  * planner's order: an account joins the current transaction while the transaction stays within the
- * packet size and the compute limit, else it starts the next one. A transaction holds at most a few
- * dozen accounts, so its size is computed anew for each account (microseconds), a slice of
+ * format's limits and the compute limit, else it starts the next one. A transaction holds at most a
+ * few dozen accounts, so its size is computed anew for each account (microseconds), a slice of
  * accounts at a time (src/plan/slices.ts): a job of 1,000 owners is thousands of accounts.
+ *
+ * v1's binding limit is often its 12 signatures, where next-fit would leave the last transaction
+ * with one owner and split another owner over two (a signature more): the owners are packed a
+ * second time, at most ⌈owners / transactions⌉ to a transaction, and that packing is kept when it
+ * needs no more transactions and no more signatures.
  */
-export async function packOwners(owners: readonly OwnerActions[], feePayer: Address, destination: Address): Promise<ManyOwnerTransaction[]> {
+export async function packOwners(
+  owners: readonly OwnerActions[],
+  feePayer: Address,
+  destination: Address,
+  version: ManyOwnerVersion = 0,
+): Promise<ManyOwnerTransaction[]> {
+  const nextFit = await packNextFit(owners, feePayer, destination, version, Infinity);
+  if (version === 0 || nextFit.length < 2) return nextFit;
+  const sending = owners.filter((o) => o.actions.some((a) => ACTIONS_THAT_SEND.has(a.action))).length;
+  const even = await packNextFit(owners, feePayer, destination, version, Math.ceil(sending / nextFit.length));
+  const signatures = (transactions: readonly ManyOwnerTransaction[]) => transactions.reduce((sum, t) => sum + t.signatures, 0);
+  return even.length <= nextFit.length && signatures(even) <= signatures(nextFit) ? even : nextFit;
+}
+
+/** Next-fit at the account level, at most `maxOwners` owners to a transaction. */
+async function packNextFit(
+  owners: readonly OwnerActions[],
+  feePayer: Address,
+  destination: Address,
+  version: ManyOwnerVersion,
+  maxOwners: number,
+): Promise<ManyOwnerTransaction[]> {
   const transactions: ManyOwnerTransaction[] = [];
   let current: OwnedAction[] = [];
+  let currentOwners = new Set<Address>();
   let index = 0;
   for (const { owner, actions } of owners) {
     for (const action of actions) {
       if (endOfSlice(index++)) await nextTurn();
       if (!ACTIONS_THAT_SEND.has(action.action)) continue;
       const candidate = [...current, { owner, action }];
-      const fits = manyOwnerTransactionSize(feePayer, candidate, destination) <= TRANSACTION_SIZE_LIMIT && computeUnitsOf(candidate) <= MAX_COMPUTE_UNIT_LIMIT;
+      const fits =
+        (currentOwners.has(owner) || currentOwners.size < maxOwners) &&
+        (version === 1
+          ? fitsV1(feePayer, candidate, destination)
+          : manyOwnerTransactionSize(feePayer, candidate, destination) <= TRANSACTION_SIZE_LIMIT && computeUnitsOf(candidate) <= MAX_COMPUTE_UNIT_LIMIT);
       if (fits || current.length === 0) {
         current = candidate;
+        currentOwners.add(owner);
         continue;
       }
       transactions.push(transactionOf(feePayer, current));
       current = [{ owner, action }];
+      currentOwners = new Set([owner]);
     }
   }
   if (current.length > 0) transactions.push(transactionOf(feePayer, current));

@@ -80,10 +80,11 @@ async function signAll(wires: string[], owner: KeyPairSigner): Promise<string[]>
   );
 }
 
+/** The fees the chain charged; version 1 read too: a keyed many-owner reclaim is v1 where the cluster's gate is active. */
 async function chainFees(signatures: Signature[]): Promise<bigint> {
   let sum = 0n;
   for (const signature of signatures) {
-    const transaction = await t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+    const transaction = await t.chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 1, encoding: 'json' }).send();
     assert.ok(transaction?.meta, `transaction ${signature} is on the chain`);
     sum += transaction.meta.fee;
   }

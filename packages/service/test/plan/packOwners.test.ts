@@ -1,5 +1,5 @@
 /**
- * The packing of many owners' closes into shared version-0 transactions, without a network: the
+ * The packing of many owners' closes into shared version-0 (and v1) transactions, without a network: the
  * size it computes is the size of the transaction kit compiles, every transaction fits the packet,
  * the count reaches the lower bound that the packet size allows, an owner too large for one
  * transaction is split, and every close pays out to the destination.
@@ -10,7 +10,8 @@ import { blockhash, compileTransaction, createNoopSigner, generateKeyPairSigner,
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { planAccountActions, type AccountAction } from '../../src/plan/actions.ts';
 import { MAX_COMPUTE_UNIT_LIMIT, TRANSACTION_SIZE_LIMIT } from '../../src/plan/pack.ts';
-import { manyOwnerMessage, manyOwnerTransactionSize, packOwners, type OwnerActions } from '../../src/plan/packOwners.ts';
+import { manyOwnerMessage, manyOwnerTransactionSize, manyOwnerV1Message, packOwners, type OwnerActions } from '../../src/plan/packOwners.ts';
+import { V1_TRANSACTION_SIZE_LIMIT } from '../../src/plan/v1Format.ts';
 import { DEFAULT_RENT } from '../../src/plan/rent.ts';
 import { TOKEN_2022_PROGRAM_ADDRESS, type TokenProgram } from '../../src/plan/tokenState.ts';
 
@@ -115,5 +116,44 @@ describe('packOwners', () => {
     const packed = await packOwners([{ owner: owner.owner, actions: [kept, owner.actions[1]!] }], await randomAddress(), await randomAddress());
     assert.equal(packed.length, 1);
     assert.deepEqual(packed[0]!.actions.map((a) => a.action.account.address), [owner.actions[1]!.account.address]);
+  });
+});
+
+describe('packOwners in v1', () => {
+  it('packs 20 owners of 10 accounts (SPL Token and Token-2022) into 4 v1 transactions of 5 whole owners, each within every v1 limit as kit compiles it', async () => {
+    const mints = [
+      { mint: await randomAddress(), tokenProgram: TOKEN_PROGRAM_ADDRESS },
+      { mint: await randomAddress(), tokenProgram: TOKEN_2022_PROGRAM_ADDRESS },
+    ];
+    const owners = await Promise.all(Array.from({ length: 20 }, () => ownerWith(10, mints)));
+    const feePayer = await randomAddress();
+    const destination = await randomAddress();
+    const packed = await packOwners(owners, feePayer, destination, 1);
+    // 220 owner keys and accounts, 60 to a transaction (64 less the fee payer, the destination and two programs): 4 at least.
+    assert.equal(packed.length, 4);
+    const limits = { computeUnitLimit: MAX_COMPUTE_UNIT_LIMIT, loadedAccountsDataSizeLimit: 64 * 1024 * 1024, priorityFeeLamports: 2n ** 64n - 1n };
+    for (const transaction of packed) {
+      // No owner split: the even packing keeps each owner's signature in one transaction.
+      assert.equal(transaction.owners.length, 5);
+      assert.equal(transaction.signatures, 6);
+      const compiled = compileTransaction(manyOwnerV1Message(createNoopSigner(feePayer), lifetime, limits, transaction.actions, destination));
+      const size = getTransactionEncoder().encode(compiled).length;
+      assert.ok(size <= V1_TRANSACTION_SIZE_LIMIT, `${size} bytes`);
+      assert.equal(Object.keys(compiled.signatures).length, transaction.signatures);
+    }
+    assert.deepEqual(
+      packed.flatMap((t) => t.actions.map((a) => a.action.account.address)),
+      owners.flatMap((o) => o.actions.map((a) => a.account.address)),
+    );
+  });
+
+  it('12 signatures are the limit: 23 owners of 1 account take 3 transactions, the owners spread evenly rather than 11, 11 and 1', async () => {
+    const mints = [{ mint: await randomAddress(), tokenProgram: TOKEN_PROGRAM_ADDRESS }];
+    const owners = await Promise.all(Array.from({ length: 23 }, () => ownerWith(1, mints)));
+    const packed = await packOwners(owners, await randomAddress(), await randomAddress(), 1);
+    // 11 owners and the fee payer sign a transaction at most: ⌈23 / 11⌉ = 3.
+    assert.equal(packed.length, 3);
+    for (const transaction of packed) assert.ok(transaction.signatures <= 12, `${transaction.signatures} signatures`);
+    assert.deepEqual(packed.map((t) => t.owners.length), [8, 8, 7]);
   });
 });

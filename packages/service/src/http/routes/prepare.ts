@@ -10,7 +10,8 @@ import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import type { CinderErrorCode } from '../../errors.ts';
 import { numericPriorityFee, priorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
-import { issueRelayToken, RELAY_TOKEN_LIFETIME_MS } from '../../operations/relayToken.ts';
+import { issuePreparedRelayTokens } from '../../operations/relayToken.ts';
+import { landingOrderOf } from '../../operations/compile.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
 import { manyOwnersNotSponsored } from '../../operations/sponsorPolicy.ts';
 import { getBase64EncodedWireTransaction } from '@solana/kit';
@@ -58,11 +59,7 @@ async function prepareManyHandler(
   const { plan, transactions } = await reclaimMany.prepare(job);
   // One relay token per group of transactions that fits one relay request: each proves the
   // service prepared these exact messages (their closes pay out to the destination, not the owner).
-  const expiresAt = Date.now() + RELAY_TOKEN_LIFETIME_MS;
-  const tokens: string[] = [];
-  for (let i = 0; i < transactions.length; i += MAX_RELAY_TRANSACTIONS) {
-    tokens.push(issueRelayToken(serverSecret, transactions.slice(i, i + MAX_RELAY_TRANSACTIONS).map((t) => t.messageBytes), expiresAt));
-  }
+  const tokens = issuePreparedRelayTokens(serverSecret, transactions.map((t) => t.messageBytes), MAX_RELAY_TRANSACTIONS);
   return {
     transactions: plan.transactions.map((t, i) => ({
       transaction: getBase64EncodedWireTransaction(transactions[i]!),
@@ -83,20 +80,6 @@ async function prepareManyHandler(
     netSol: formatSol(plan.netLamports),
     skippedAccounts: skippedJson(plan.skippedAccounts),
   };
-}
-
-/**
- * Which transactions the sponsor pays and what each waits for (src/plan/sponsoredPrefix.ts): a
- * sponsored one waits for the one before it, an owner-paid one for the last sponsored one.
- */
-function landingOrder(sponsored: boolean, ownerPays: readonly boolean[]): { sponsoredTransactions: number; dependsOn: number[][] } {
-  const firstOwnerPaid = ownerPays.indexOf(true);
-  const sponsoredTransactions = !sponsored ? 0 : firstOwnerPaid < 0 ? ownerPays.length : firstOwnerPaid;
-  const dependsOn = ownerPays.map((_, i) => {
-    const before = i < sponsoredTransactions ? i - 1 : sponsoredTransactions - 1;
-    return before >= 0 ? [before] : [];
-  });
-  return { sponsoredTransactions, dependsOn };
 }
 
 export const PrepareBurnRequestSchema = Type.Object(
@@ -198,17 +181,9 @@ export function registerPrepareRoutes(
       transactions: prepared.wireTransactions,
       lastValidBlockHeight: plan.lifetime.lastValidBlockHeight.toString(),
       feePayer: plan.parties.feePayer.address,
-      ...landingOrder(plan.sponsored, plan.transactions.map((t) => t.ownerPays === true)),
+      ...landingOrderOf(plan),
       // Sponsored: the proof that the service prepared these messages (the sponsored ones only); it reserves nothing (src/operations/relayToken.ts).
-      ...(prepared.relayTokenExpiresAt !== null
-        ? {
-            relayToken: issueRelayToken(
-              serverSecret,
-              prepared.transactions.filter((_, i) => !plan.transactions[i]!.ownerPays).map((t) => new Uint8Array(t.messageBytes)),
-              prepared.relayTokenExpiresAt,
-            ),
-          }
-        : {}),
+      ...(prepared.relayTokenMessages !== null ? { relayToken: issuePreparedRelayTokens(serverSecret, prepared.relayTokenMessages)[0]! } : {}),
       details: previewOf(prepared),
     };
   }
