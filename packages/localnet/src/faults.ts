@@ -19,7 +19,14 @@
  * - failAfterSend: once a sendTransaction has been answered, every later request answers
  *   failStatus (the RPC was lost right after sending);
  * - closeConnections: the next N HTTP requests get their connection destroyed without an answer;
- * - delayMs: every response is delayed.
+ * - delayMs: every response is delayed;
+ * - busyCluster { medianMicroLamports, waitSlots }: a congested cluster. getRecentPrioritizationFees
+ *   reports, for every recent slot, a fee spread around that median (half of it to one and a half
+ *   times it, the same for a slot at every call), or what really landed there when that is more; a
+ *   sent transaction whose compute-unit price is below the median waits `waitSlots` slots before it
+ *   executes (the leaders fill their blocks with better-paying ones), so one that waits past its
+ *   blockhash's lifetime never lands; one paying the median or more executes as usual. Switching
+ *   it off (null, or clearing the faults) lets waiting transactions execute when next looked at.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeTransactionText, signaturesOf } from './wire.ts';
@@ -38,6 +45,12 @@ export interface FaultSettings {
   failAfterSend: boolean;
   closeConnections: number;
   delayMs: number;
+  busyCluster: BusyCluster | null;
+}
+
+export interface BusyCluster {
+  medianMicroLamports: number;
+  waitSlots: number;
 }
 
 const NONE: FaultSettings = {
@@ -51,6 +64,7 @@ const NONE: FaultSettings = {
   failAfterSend: false,
   closeConnections: 0,
   delayMs: 0,
+  busyCluster: null,
 };
 
 export interface FaultController {
@@ -107,6 +121,9 @@ function validated(changes: unknown, current: FaultSettings): FaultSettings {
         if (value !== 429 && value !== 500 && value !== 503) throw invalidParams('Invalid params: failStatus must be 429, 500 or 503.');
         next.failStatus = value;
         break;
+      case 'busyCluster':
+        next.busyCluster = busyClusterOf(value);
+        break;
       case 'retryAfterSeconds':
         if (value !== null && (!Number.isInteger(value) || (value as number) < 0)) throw invalidParams('Invalid params: retryAfterSeconds must be an integer ≥ 0 or null.');
         next.retryAfterSeconds = value as number | null;
@@ -118,7 +135,28 @@ function validated(changes: unknown, current: FaultSettings): FaultSettings {
   return next;
 }
 
-export function createFaultController(hooks: { haltBlocks(halted: boolean): void }): FaultController {
+/** The busy-cluster setting, validated: null switches it off. */
+function busyClusterOf(value: unknown): BusyCluster | null {
+  if (value === null) return null;
+  const { medianMicroLamports, waitSlots, ...rest } = (typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+  const valid = (n: unknown, min: number) => Number.isSafeInteger(n) && (n as number) >= min;
+  if (typeof value !== 'object' || Array.isArray(value) || Object.keys(rest).length > 0 || !valid(medianMicroLamports, 1) || !valid(waitSlots, 1)) {
+    throw invalidParams('Invalid params: busyCluster must be null or { medianMicroLamports: integer ≥ 1, waitSlots: integer ≥ 1 }.');
+  }
+  return { medianMicroLamports: medianMicroLamports as number, waitSlots: waitSlots as number };
+}
+
+/**
+ * The fee a busy cluster reports for `slot`: spread evenly from half the median to one and a half
+ * times it (a fixed pseudo-random step of the slot), so that the median of many slots is about the
+ * median asked for, and the same slot reads the same at every call, as a real node's cache does.
+ */
+export function busySlotFee(busy: BusyCluster, slot: number): bigint {
+  const step = (slot * 37) % 101; // 0 … 100, spread over the slots
+  return (BigInt(busy.medianMicroLamports) * BigInt(50 + step)) / 100n;
+}
+
+export function createFaultController(hooks: { haltBlocks(halted: boolean): void; currentSlot(): number }): FaultController {
   let settings: FaultSettings = { ...NONE };
   let lostAfterSend = false;
   let droppedSends = 0;
@@ -127,6 +165,23 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
   /** Transactions in flight under holdSendsMs, in the order sent. */
   const held: { dueAt: number; execute: () => void }[] = [];
   let holdTimer: NodeJS.Timeout | undefined;
+  /** Transactions that pay less than a busy cluster's median, each with the slot from which it executes. */
+  const waiting: { fromSlot: number; execute: () => void }[] = [];
+  let waitTimer: NodeJS.Timeout | undefined;
+
+  /** Executes, in the order sent, the waiting transactions whose slot has come (all of them once the cluster is no longer busy). */
+  function releaseWaiting() {
+    if (waiting.length === 0) return;
+    const slot = hooks.currentSlot();
+    for (let i = 0; i < waiting.length; ) {
+      if (settings.busyCluster === null || waiting[i]!.fromSlot <= slot) waiting.splice(i, 1)[0]!.execute();
+      else i++;
+    }
+    if (waiting.length === 0) {
+      clearInterval(waitTimer);
+      waitTimer = undefined;
+    }
+  }
 
   const scheduleRelease = () => {
     holdTimer = setTimeout(releaseHeld, Math.max(0, held[0]!.dueAt - Date.now()));
@@ -168,6 +223,21 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
     },
 
     async intercept(call, next) {
+      // Every request first sees what a busy cluster let through by now (a warp moves slots at once).
+      releaseWaiting();
+      if (call.method === 'getRecentPrioritizationFees' && settings.busyCluster) {
+        const busy = settings.busyCluster;
+        const reply = await next(call);
+        if (!('result' in reply) || !Array.isArray(reply.result)) return reply;
+        const entries = reply.result as { slot: number; prioritizationFee: bigint }[];
+        return {
+          ...reply,
+          result: entries.map(({ slot, prioritizationFee }) => {
+            const fee = busySlotFee(busy, slot);
+            return { slot, prioritizationFee: prioritizationFee > fee ? prioritizationFee : fee };
+          }),
+        };
+      }
       if (call.method !== 'sendTransaction') return next(call);
       if (settings.dropSends > 0 || settings.haltBlocks || settings.dropOneTransaction) {
         const params = Array.isArray(call.params) ? call.params : [];
@@ -194,7 +264,17 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
       return reply;
     },
 
-    holdSend: (execute) => {
+    holdSend: (execute, sent) => {
+      const busy = settings.busyCluster;
+      if (busy && sent.computeUnitPrice < BigInt(busy.medianMicroLamports)) {
+        waiting.push({ fromSlot: hooks.currentSlot() + busy.waitSlots, execute });
+        if (!waitTimer) {
+          waitTimer = setInterval(releaseWaiting, 50);
+          // Waiting transactions must never keep a process (a test runner) alive.
+          waitTimer.unref();
+        }
+        return true;
+      }
       if (settings.holdSendsMs === 0) return false;
       held.push({ dueAt: Date.now() + settings.holdSendsMs, execute });
       if (!holdTimer) scheduleRelease();
@@ -202,6 +282,9 @@ export function createFaultController(hooks: { haltBlocks(halted: boolean): void
     },
 
     close() {
+      clearInterval(waitTimer);
+      waitTimer = undefined;
+      waiting.length = 0;
       clearTimeout(holdTimer);
       holdTimer = undefined;
       held.length = 0;

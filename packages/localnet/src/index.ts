@@ -89,7 +89,13 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   for (const program of options.programs ?? []) chain.svm.addProgram(address(program.address), program.bytes);
   // Fault injection exists only in test mode; production-like runs never pay for it.
   const faults = testMode
-    ? createFaultController({ haltBlocks: (halted) => (halted ? chain.stop() : chain.start(slotIntervalMs)) })
+    ? createFaultController({
+        haltBlocks: (halted) => (halted ? chain.stop() : chain.start(slotIntervalMs)),
+        currentSlot: () => {
+          chain.tick();
+          return chain.slot;
+        },
+      })
     : undefined;
   let endpoints: Endpoints | null = null;
   const dispatch = createDispatcher(createRpcMethods(chain, { testMode, faucet, faults, endpoints: () => endpoints }), logger, faults?.intercept);

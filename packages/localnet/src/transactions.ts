@@ -230,10 +230,10 @@ function preflightFailure(chain: Chain, wire: WireTransaction, simulation: Simul
 }
 
 /**
- * Takes the execution of a sent transaction; true when it will run it later (the test-mode fault
- * holdSendsMs), false when the transaction is to execute now.
+ * Takes the execution of a sent transaction; true when it will run it later (the test-mode faults
+ * holdSendsMs and busyCluster, which looks at the price it pays), false when it is to execute now.
  */
-export type SendHold = (execute: () => void) => boolean;
+export type SendHold = (execute: () => void, sent: { computeUnitPrice: bigint }) => boolean;
 
 /**
  * sendTransaction: preflight (unless skipped), then execution and recording — at once, or when
@@ -264,10 +264,13 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
       chain.logger.error({ err, signature: wire.signature }, 'localnet transaction failed to execute');
     }
   };
-  const releasedLater = options.hold?.(() => {
-    chain.tick();
-    chain.enqueue(runLater);
-  });
+  const releasedLater = options.hold?.(
+    () => {
+      chain.tick();
+      chain.enqueue(runLater);
+    },
+    { computeUnitPrice: readComputeBudget(wire.message).unitPrice },
+  );
   if (releasedLater) return { kind: 'accepted', signature: wire.signature };
   if (chain.timing === 'instant') return executeTransaction(chain, wire);
   // The RPC sanitizes before it forwards, with or without preflight: a lookup that cannot be

@@ -73,7 +73,7 @@ test('a held send is answered with its signature at once, is unknown to the chai
   const { address: recipient } = await generateKeyPairSigner();
   assert.deepEqual(await setFaults({ holdSendsMs: LONG_HOLD_MS }), {
     dropSends: 0, dropOneTransaction: false, haltBlocks: false, holdSendsMs: LONG_HOLD_MS, failRequests: 0, failStatus: 503,
-    retryAfterSeconds: null, failAfterSend: false, closeConnections: 0, delayMs: 0,
+    retryAfterSeconds: null, failAfterSend: false, closeConnections: 0, delayMs: 0, busyCluster: null,
   });
   try {
     const { wire, signature } = await transfer(signer, recipient, 1_000_000n);

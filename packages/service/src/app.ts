@@ -116,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     localChain: deps.config.solanaRpcUrl === undefined,
     locks: stores.locks,
     recordPrepared: rateLimits.recordPrepared,
+    autoPriorityFee: { maxMicroLamports: deps.config.autoPriorityFeeMaxMicroLamports, maxPriorityFeeLamports: deps.config.maxPriorityFeeLamports },
   });
   // Many wallets at once, one destination, one fee payer (docs/many-wallets.md).
   const reclaimMany = createReclaimMany({

@@ -20,6 +20,9 @@ const EnvSchema = Type.Object({
   SOLANA_RPC_MAX_RPS: Type.Optional(Type.String({ pattern: POSITIVE_INT, description: 'Requests per second to the RPC at most' })),
   COMMITMENT: Type.Optional(Type.Union([Type.Literal('processed'), Type.Literal('confirmed'), Type.Literal('finalized')])),
   MAX_PRIORITY_FEE_SOL: Type.Optional(Type.String({ pattern: DECIMAL })),
+  AUTO_PRIORITY_FEE_MAX_MICROLAMPORTS: Type.Optional(
+    Type.String({ pattern: UINT, maxLength: 15, description: 'The compute-unit price (micro-lamports) that priorityFee "auto" pays at most' }),
+  ),
   MAX_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   MAX_MNEMONIC_WALLETS_PER_REQUEST: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
   MAX_VANITY_LENGTH: Type.Optional(Type.String({ pattern: POSITIVE_INT })),
@@ -78,6 +81,12 @@ export interface Config {
   readonly solanaRpcMaxRps: number | undefined;
   readonly commitment: Commitment;
   readonly maxPriorityFeeLamports: bigint;
+  /**
+   * AUTO_PRIORITY_FEE_MAX_MICROLAMPORTS: the compute-unit price `priorityFee: "auto"` pays at most,
+   * whatever the cluster's recent fees say (a spike, or an RPC that reports nonsense, must not
+   * spend the owner's reclaim); the total stays within maxPriorityFeeLamports too.
+   */
+  readonly autoPriorityFeeMaxMicroLamports: bigint;
   readonly maxWalletsPerRequest: number;
   readonly maxMnemonicWalletsPerRequest: number;
   readonly maxVanityLength: number;
@@ -245,6 +254,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     solanaRpcMaxRps: e.SOLANA_RPC_MAX_RPS === undefined ? undefined : Number(e.SOLANA_RPC_MAX_RPS),
     commitment: e.COMMITMENT ?? 'confirmed',
     maxPriorityFeeLamports,
+    // 1,000,000 µL/CU is one lamport a compute unit: well above a congested mainnet's usual
+    // 75th percentile, and at most a few hundred thousand lamports on a full transaction.
+    autoPriorityFeeMaxMicroLamports: BigInt(e.AUTO_PRIORITY_FEE_MAX_MICROLAMPORTS ?? '1000000'),
     maxWalletsPerRequest: int(e.MAX_WALLETS_PER_REQUEST, 10_000),
     maxMnemonicWalletsPerRequest: int(e.MAX_MNEMONIC_WALLETS_PER_REQUEST, 100),
     maxVanityLength: int(e.MAX_VANITY_LENGTH, 4),

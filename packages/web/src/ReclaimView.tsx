@@ -86,10 +86,12 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
       // signer "wallet": the preview packs as the prepare does, leaving room for what the wallet adds.
       // The wallet's own versions too: the preview packs v1 exactly where the prepare will.
       const versions = target?.wallet ? transactionVersionsOf(target.wallet) : undefined;
+      // priorityFee "auto": a fee the cluster's recent fees say lands; the preview states the number it resolved to.
       const query = {
         owner,
         metadata: 'true' as const,
         signer: 'wallet' as const,
+        priorityFee: 'auto',
         ...(burn.size > 0 ? { burn: [...burn].join(',') } : {}),
         ...(versions ? { transactionVersions: versions.join(',') } : {}),
       };
@@ -156,9 +158,10 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
     setOutcome(null);
     try {
       const result = await reclaim(
+        // The number the preview's "auto" resolved to: the prepare then plans the fee and the net the page shows.
         {
           owner,
-          priorityFee: 0,
+          priorityFee: summary.priorityFee,
           burn: [...selected],
           feePayer: summary.sponsored ? 'sponsor' : 'owner',
           signer: 'wallet',

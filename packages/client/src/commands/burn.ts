@@ -7,11 +7,12 @@
  * in shell history and the process list), and is never printed.
  */
 import { randomUUID } from 'node:crypto';
-import { exitCodeFor, statusBlock, stringOption, write, type CommandContext } from './context.ts';
+import { exitCodeFor, priorityFeeOrAutoOption, statusBlock, stringOption, write, type CommandContext } from './context.ts';
 import { readKey } from './keys.ts';
 
-export const BURN_HELP = `  burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)
+export const BURN_HELP = `  burn --mint MINT --priority-fee SOL|auto (--key-file PATH | --key-env VAR)
                              Burn the whole balance of MINT held by the key and reclaim the account rent.
+                             --priority-fee auto: a fee from the cluster's recent fees (the service's bounds).
                              The key is read from a file (solana-keygen JSON array or base58 text) or from an
                              environment variable, never from an argument (it would land in shell history).
       [--idempotency-key K]    reuse K to retry a burn safely (default: a new one per call)
@@ -33,15 +34,14 @@ export async function burnCommand(ctx: CommandContext): Promise<number> {
   }
   const mint = stringOption(values, 'mint');
   if (mint === undefined) throw ctx.usage('--mint is required');
-  const fee = stringOption(values, 'priority-fee');
-  if (fee === undefined) throw ctx.usage('--priority-fee is required (the total priority fee in SOL, e.g. 0.000005)');
-  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,9})?$/.test(fee)) throw ctx.usage('--priority-fee must be an amount of SOL with at most 9 decimals, e.g. 0.000005');
+  if (stringOption(values, 'priority-fee') === undefined) throw ctx.usage('--priority-fee is required (the total priority fee in SOL, e.g. 0.000005, or auto)');
+  const priorityFee = priorityFeeOrAutoOption(ctx);
   const key = await readKey(ctx);
   // One Idempotency-Key for every attempt, so that a retry can never burn twice; `--idempotency-key ''`
   // sends none (SDK), and then nothing makes a retry safe, so the SDK makes none.
   const idempotencyKey = stringOption(values, 'idempotency-key') ?? randomUUID();
   const client = ctx.client();
-  const result = await client.burnTokens({ mint, priorityFee: Number(fee), userPrivateKey: key }, { idempotencyKey });
+  const result = await client.burnTokens({ mint, priorityFee, userPrivateKey: key }, { idempotencyKey });
   await write(io.stdout, values.json ? `${JSON.stringify(result, null, 2)}\n` : statusBlock(result));
   return exitCodeFor([result.status]);
 }

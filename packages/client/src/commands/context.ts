@@ -97,6 +97,19 @@ export function priorityFeeOption(ctx: CommandContext, fallback?: string): numbe
   return Number(fee);
 }
 
+/**
+ * "--priority-fee auto" or an amount of SOL: the doors of one wallet take "auto" (the service reads
+ * the cluster's recent fees and states the number it chose in the preview).
+ */
+export function priorityFeeOrAutoOption(ctx: CommandContext, fallback?: string): number | 'auto' {
+  const fee = stringOption(ctx.values, 'priority-fee') ?? fallback;
+  if (fee === 'auto') return 'auto';
+  if (fee !== undefined && !/^(0|[1-9][0-9]*)(\.[0-9]{1,9})?$/.test(fee)) {
+    throw ctx.usage('--priority-fee must be an amount of SOL with at most 9 decimals, e.g. 0.000005, or auto');
+  }
+  return priorityFeeOption(ctx, fallback);
+}
+
 /** The number of bytes `text` decodes to as base58, or null when it is not base58. */
 function base58Length(text: string): number | null {
   try {

@@ -22,7 +22,7 @@ import {
   exitCodeFor,
   feePayerOption,
   mintListOption,
-  priorityFeeOption,
+  priorityFeeOrAutoOption,
   sol,
   stringOption,
   statusBlock,
@@ -43,7 +43,8 @@ export const RECLAIM_HELP = `  reclaim (--owner ADDRESS | --key-file PATH | --ke
       [--yes]                  with a key: do it (as many closes per transaction as fit)
       [--burn MINT,...]        also burn the balances of these mints and close their accounts
       [--withdraw-excess]      also take kept accounts' lamports above their rent-exempt minimum
-      [--priority-fee SOL]     total priority fee per reclaim (default 0)
+      [--priority-fee SOL|auto]
+                               total priority fee per reclaim (default 0); auto: from the cluster's recent fees
       [--allow-net-loss]       go on even when the fees exceed what comes back
       [--idempotency-key K]    reuse K to retry a reclaim safely (default: a new one per call)
       [--keys-file FILE]       many wallets, one after another: one key per line (base58, a JSON array of 64
@@ -57,14 +58,14 @@ export const RECLAIM_HELP = `  reclaim (--owner ADDRESS | --key-file PATH | --ke
 interface ReclaimOptions {
   burn: string[] | undefined;
   withdrawExcess: boolean | undefined;
-  priorityFee: number;
+  priorityFee: number | 'auto';
 }
 
 function optionsOf(ctx: CommandContext): ReclaimOptions {
   return {
     burn: mintListOption(ctx),
     withdrawExcess: ctx.values['withdraw-excess'] === true ? true : undefined,
-    priorityFee: priorityFeeOption(ctx, '0'),
+    priorityFee: priorityFeeOrAutoOption(ctx, '0'),
   };
 }
 

@@ -7,10 +7,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text as readStream } from 'node:stream/consumers';
-import { addressOption, EXIT_CODES, exitCodeFor, feePayerOption, priorityFeeOption, quotedUnlessKey, statusBlock, stringOption, write, type CommandContext } from './context.ts';
+import { addressOption, EXIT_CODES, exitCodeFor, feePayerOption, priorityFeeOrAutoOption, quotedUnlessKey, statusBlock, stringOption, write, type CommandContext } from './context.ts';
 import { formatTransactions, preparedNote } from './reclaim.ts';
 
-export const RELAY_HELP = `  burn --owner ADDRESS --mint MINT --priority-fee SOL --unsigned [--fee-payer owner|sponsor]
+export const RELAY_HELP = `  burn --owner ADDRESS --mint MINT --priority-fee SOL|auto --unsigned [--fee-payer owner|sponsor]
                              Print the burn's unsigned transactions as JSON (no key): sign them with the owner's
                              wallet, then: cinder relay FILE
   relay FILE                 Send transactions a wallet signed: FILE (- for standard input) is the JSON that
@@ -33,7 +33,7 @@ export async function prepareBurnCommand(ctx: CommandContext): Promise<number> {
   const owner = addressOption(ctx, '--owner', ownerText);
   const mint = stringOption(values, 'mint');
   if (mint === undefined) throw ctx.usage('--mint is required');
-  const priorityFee = priorityFeeOption(ctx);
+  const priorityFee = priorityFeeOrAutoOption(ctx);
   const feePayer = feePayerOption(ctx);
   const client = ctx.client();
   const prepared = await client.prepareBurn({ owner, mint, priorityFee, ...(feePayer ? { feePayer } : {}) });

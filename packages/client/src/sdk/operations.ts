@@ -54,7 +54,7 @@ export function operationMethods({ request, post }: Transport): OperationMethods
       if (!isObject(preview) || !isNonEmptyString(preview.owner)) throw clientError('INVALID_ARGUMENT', 'previewReclaim needs { owner }, a wallet address');
       const query = new URLSearchParams({ owner: preview.owner });
       if (preview.burn !== undefined) query.set('burn', [...preview.burn].join(','));
-      if (preview.priorityFee !== undefined) query.set('priorityFee', decimalString(preview.priorityFee));
+      if (preview.priorityFee !== undefined) query.set('priorityFee', preview.priorityFee === 'auto' ? 'auto' : decimalString(preview.priorityFee));
       if (preview.withdrawExcess !== undefined) query.set('withdrawExcess', String(preview.withdrawExcess));
       if (preview.metadata !== undefined) query.set('metadata', String(preview.metadata));
       if (preview.signer !== undefined) query.set('signer', preview.signer);

@@ -22,7 +22,7 @@ describe('cinder (usage)', () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: cinder <command>/);
     assert.doesNotMatch(help.stdout, /\bserve\b/, 'the client does not start the service');
-    for (const command of ['wallets -n N', 'burn --mint MINT --priority-fee SOL (--key-file PATH | --key-env VAR)', 'status SIGNATURE']) {
+    for (const command of ['wallets -n N', 'burn --mint MINT --priority-fee SOL|auto (--key-file PATH | --key-env VAR)', 'status SIGNATURE']) {
       assert.ok(help.stdout.includes(command), command);
     }
     const version = await cinder(['--version']);

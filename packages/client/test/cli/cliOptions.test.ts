@@ -9,9 +9,25 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startFormBServer, type FormBServer } from '../sdk/formBServer.ts';
-import { cinder, dir, holder, url, useCliApp } from './cliFixture.ts';
+import { cinder, dir, holder, supplyOf, url, useCliApp } from './cliFixture.ts';
 
 useCliApp('cinder-cli-options-');
+
+describe('cinder --priority-fee auto', () => {
+  it('burns with a fee the service resolves from the cluster\'s recent fees; another word is refused before any request', async () => {
+    const h = await holder();
+    const run = await cinder(['burn', '--mint', h.mint, '--priority-fee', 'auto', '--key-env', 'K', '--json', '--url', url], { env: { K: h.base58 } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as { status: string }).status, 'success');
+    assert.equal(await supplyOf(h.mint), 0n, 'the whole balance burned');
+    const preview = await cinder(['reclaim', '--owner', h.address, '--priority-fee', 'auto', '--url', url]);
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.match(preview.stdout, /^fees: /m);
+    const bad = await cinder(['burn', '--mint', h.mint, '--priority-fee', 'fast', '--key-env', 'K', '--url', 'http://127.0.0.1:9'], { env: { K: h.base58 } });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--priority-fee must be an amount of SOL with at most 9 decimals, e\.g\. 0\.000005, or auto/);
+  });
+});
 
 describe('cinder wallets options, burn --amount, and waiting on rate limits', () => {
   it('--mnemonic 12 gives each wallet a 12-word phrase (JSON, and a third CSV column)', async () => {

@@ -270,6 +270,11 @@ export function createChainAdapter(options: ChainAdapterOptions): ChainAdapter {
     getSignatureStatuses,
     getBlockHeight,
 
+    async getRecentPrioritizationFees(addresses, deadline) {
+      const fees = await read((abortSignal) => rpc.getRecentPrioritizationFees([...addresses]).send({ abortSignal }), deadline);
+      return fees.map((entry) => BigInt(entry.prioritizationFee));
+    },
+
     getGenesisHash(deadline) {
       // A cluster's genesis hash never changes: one read, shared by every caller; a failed read is tried again.
       genesisHash ??= read((abortSignal) => rpc.getGenesisHash().send({ abortSignal }), deadline).catch((error: unknown) => {

@@ -70,6 +70,12 @@ export interface ChainAdapter {
   /** The cluster's genesis hash (which cluster this is): read from the RPC once, then remembered. */
   getGenesisHash(deadline: number): Promise<string>;
   isHealthy(): Promise<boolean>;
+  /**
+   * getRecentPrioritizationFees for these accounts: the lowest compute-unit price (micro-lamports)
+   * that landed in each of the recent slots while writing any of them. One RPC call; the read
+   * belongs to src/chain/recentFees.ts, which bounds what is asked.
+   */
+  getRecentPrioritizationFees?(addresses: readonly Address[], deadline: number): Promise<bigint[]>;
   /** Subscribes to every JSON-RPC request that left for the RPC (for metrics); not an RPC operation. */
   onRpcRequest?(listener: (method: string, outcome: RpcRequestOutcome) => void): void;
 }

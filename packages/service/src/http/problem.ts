@@ -44,7 +44,7 @@ const FIELD_CODES: Record<string, SchemaFieldsCode> = {
  * would leave the client guessing (a fee written "0.001", in quotes, is the usual mistake).
  */
 const TYPE_MESSAGES: Record<string, string> = {
-  priorityFee: 'must be a JSON number of SOL (e.g. 0.001, without quotes)',
+  priorityFee: 'must be a JSON number of SOL (e.g. 0.001, without quotes), or "auto" (a fee from the cluster\'s recent fees)',
 };
 
 interface AjvError {
@@ -116,7 +116,7 @@ export function validationToCinderError(errors: AjvError[], context: string): Ci
         : first.keyword === 'additionalProperties'
           ? 'is not a known field'
           : fieldErrors.some((e) => e.keyword === 'anyOf')
-            ? 'is not in any of the accepted forms'
+            ? (TYPE_MESSAGES[field] ?? 'is not in any of the accepted forms')
             : ((first.keyword === 'type' ? TYPE_MESSAGES[field] : undefined) ?? first.message ?? 'is invalid');
     return { field: field || context, message };
   });

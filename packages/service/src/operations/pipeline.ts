@@ -34,6 +34,8 @@ import { preparedIdentityOfBytes } from '../plan/messageIdentity.ts';
 import { reasonText, skippedOf, type OperationKind, type OperationResult } from './operationResult.ts';
 import { chooseTransactionVersion, TRANSACTION_VERSIONS, type TransactionVersion } from '../plan/transactionVersion.ts';
 import { isV1GateActive } from '../chain/featureGate.ts';
+import type { PriorityFeeRequest } from '../plan/priorityFee.ts';
+import { resolvePriorityFee, type AutoPriorityFeeBounds } from './autoPriorityFee.ts';
 
 // The result's names, also exported from here for the routes that run the pipeline.
 export type { OperationKind, OperationResult, SkippedAccount, TransactionReport } from './operationResult.ts';
@@ -51,12 +53,15 @@ export interface PipelineDeps {
   locks: Pick<OperationLocks, 'withLock'>;
   /** Told the messages of each prepare answer before it goes out: their relays count once (src/http/rateLimit.ts). */
   recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
+  /** The operator's bounds on what `priorityFee: "auto"` resolves to (src/operations/autoPriorityFee.ts). */
+  autoPriorityFee: AutoPriorityFeeBounds;
 }
 
 export interface PipelineRequest {
   owner: Address;
   operation: OperationKind;
-  priorityFeeLamports: bigint;
+  /** The job's total priority fee, or 'auto': resolved from the cluster's recent fees before pricing. */
+  priorityFeeLamports: PriorityFeeRequest;
   allowNetLoss: boolean;
   /** 'auto' (keyed operations and previews): the sponsor pays only when the owner cannot. */
   feePayer: 'owner' | 'sponsor' | 'auto';
@@ -93,6 +98,8 @@ export interface PlannedOperation {
   /** Why the plan cannot be carried out as it stands (a preview shows it; the keyed doors throw it). */
   problem: CinderError | null;
   mint: MintState | null;
+  /** The job's total priority fee in lamports: the caller's, or what "auto" resolved to (the preview states it). */
+  priorityFeeLamports: bigint;
 }
 
 function nothingToDo(request: PipelineRequest, actions: AccountAction[]): CinderError {
@@ -164,8 +171,25 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const burnMints = new Set(operation.kind === 'burn' ? [operation.mint] : operation.burn);
     const actions = await planAccountActions(state, { burnMints, withdrawExcess: operation.kind === 'reclaim' && operation.withdrawExcess });
     const mint = operation.kind === 'burn' ? state.mints.get(operation.mint)! : null;
-    const base = { request, state, actions, mint };
-    if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) return { ...base, compiled: null, problem: nothingToDo(request, actions) };
+    if (!actions.some((a) => ACTIONS_THAT_SEND.has(a.action))) {
+      const priorityFeeLamports = request.priorityFeeLamports === 'auto' ? 0n : request.priorityFeeLamports;
+      return { request, state, actions, mint, priorityFeeLamports, compiled: null, problem: nothingToDo(request, actions) };
+    }
+    const priorityFeeLamports = await resolvePriorityFee(
+      chain,
+      {
+        fee: request.priorityFeeLamports,
+        owner: request.owner,
+        feePayer: request.feePayer,
+        allowNetLoss: request.allowNetLoss,
+        state,
+        actions,
+        sponsor: deps.sponsorPolicy ? { address: deps.sponsorPolicy.sponsor, maxFeeLamports: deps.sponsorPolicy.maxFeeLamports } : null,
+      },
+      deps.autoPriorityFee,
+      deadline,
+    );
+    const base = { request, state, actions, mint, priorityFeeLamports };
 
     const sponsorAccount = sponsor ? also.get(sponsor) : null;
     // The gate is read (once per process) only for a signer that takes v1.
@@ -180,7 +204,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           ownerLamports: state.ownerLamports,
           actions,
           rent: state.rent,
-          priorityFeeLamports: request.priorityFeeLamports,
+          priorityFeeLamports,
           allowNetLoss: request.allowNetLoss,
           lifetime,
           feePayer: request.feePayer,

@@ -32,5 +32,73 @@ export function priorityFeeCharged(computeUnitPriceMicroLamports: bigint, comput
   return (product + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
 }
 
+/** A caller's `priorityFee`: lamports it named, or 'auto' (the service reads the cluster's recent fees). */
+export type PriorityFeeRequest = bigint | 'auto';
+
+/** The request field as the schema admits it: a number of SOL, or the string "auto". */
+export function priorityFeeRequest(priorityFee: number | 'auto' | undefined, maxLamports: bigint): PriorityFeeRequest {
+  if (priorityFee === 'auto') return 'auto';
+  return priorityFeeToLamports(priorityFee ?? 0, maxLamports);
+}
+
+/** A door that plans without the cluster's recent fees (the many-owner form) takes a number only. */
+export function numericPriorityFee(priorityFee: number | 'auto' | undefined, maxLamports: bigint): bigint {
+  if (priorityFee === 'auto') throw invalidFee('"auto" is taken by the one-owner forms; with owners give a number of SOL (e.g. 0.0001)');
+  return priorityFeeToLamports(priorityFee ?? 0, maxLamports);
+}
+
+/**
+ * The percentile of the recent per-slot fees that "auto" pays. Each entry of
+ * getRecentPrioritizationFees is the lowest compute-unit price that landed in that slot while
+ * writing the accounts asked about; the 75th percentile would have cleared three slots in four of
+ * the last 150, so a job lands within a few slots on a busy cluster, and it does not chase the
+ * spikes of the top slots (the maximum) the way a "max" strategy would. The median lands only
+ * in half of them.
+ */
+export const AUTO_PRIORITY_FEE_PERCENTILE = 75;
+
+/** The `percentile`th (nearest-rank) of the recent per-slot fees, in micro-lamports per compute unit; 0 when none. */
+export function recentFeePercentile(fees: readonly bigint[], percentile: number = AUTO_PRIORITY_FEE_PERCENTILE): bigint {
+  if (fees.length === 0) return 0n;
+  const sorted = [...fees].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const rank = Math.max(1, Math.ceil((percentile / 100) * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+export interface AutoPriorityFeeInput {
+  /** The chosen recent price, micro-lamports per compute unit. */
+  microLamportsPerComputeUnit: bigint;
+  /**
+   * The compute units the job's transactions will be limited to, at most: the packer's per-account
+   * upper bounds (src/plan/pack.ts), which are several times what the token programs consume, so
+   * that every transaction's price (its share over its simulated limit) clears the chosen price.
+   */
+  computeUnitsUpperBound: number;
+  /** The operator's bound on the price "auto" pays (AUTO_PRIORITY_FEE_MAX_MICROLAMPORTS). */
+  maxMicroLamportsPerComputeUnit: bigint;
+  /** The bound on any priority fee (MAX_PRIORITY_FEE_SOL). */
+  maxPriorityFeeLamports: bigint;
+  /**
+   * The money rule: the most the priority fee may take without making the job net-negative (what it
+   * returns less its base fees); null with allowNetLoss, where the caller accepted a loss.
+   */
+  netLossBoundLamports: bigint | null;
+}
+
+/**
+ * The job's total priority fee (lamports) that "auto" resolves to: the chosen price over the job's
+ * compute units, within the operator's bounds and the money rule. (The sponsor's bound, which
+ * applies only where it pays, is src/operations/autoPriorityFee.ts's.)
+ */
+export function autoPriorityFeeLamports(input: AutoPriorityFeeInput): bigint {
+  const price = input.microLamportsPerComputeUnit < input.maxMicroLamportsPerComputeUnit ? input.microLamportsPerComputeUnit : input.maxMicroLamportsPerComputeUnit;
+  // Rounded up: a fee of one lamport less could price a transaction just below the chosen price.
+  let lamports = (price * BigInt(input.computeUnitsUpperBound) + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
+  for (const bound of [input.maxPriorityFeeLamports, input.netLossBoundLamports]) {
+    if (bound !== null && lamports > bound) lamports = bound;
+  }
+  return lamports < 0n ? 0n : lamports;
+}
+
 // Lamports as a SOL decimal string ("0.00203928"): written beside the error catalogue, which uses it.
 export { formatSol };

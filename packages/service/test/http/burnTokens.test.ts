@@ -337,7 +337,7 @@ describe('POST /api/burn_tokens: 400 before anything is sent', () => {
       }
       for (const priorityFee of ['0.001', null, true]) {
         // The usual mistake is a fee in quotes: the answer says what to send instead.
-        const message = 'must be a JSON number of SOL (e.g. 0.001, without quotes)';
+        const message = 'must be a JSON number of SOL (e.g. 0.001, without quotes), or "auto" (a fee from the cluster\'s recent fees)';
         assertProblem(await burn({ mint: h.mint, priorityFee, userPrivateKey: h.key }), 400, 'INVALID_PRIORITY_FEE', `priorityFee ${message}`, [
           { field: 'priorityFee', message },
         ]);

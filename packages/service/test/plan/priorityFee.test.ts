@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { computeUnitPriceFor, formatSol, priorityFeeCharged, priorityFeeToLamports } from '../../src/plan/priorityFee.ts';
-import { isCinderError } from '../../src/errors.ts';
+import {
+  autoPriorityFeeLamports,
+  computeUnitPriceFor,
+  formatSol,
+  numericPriorityFee,
+  priorityFeeCharged,
+  priorityFeeRequest,
+  priorityFeeToLamports,
+  recentFeePercentile,
+} from '../../src/plan/priorityFee.ts';
+import { isCinderError, type CinderError } from '../../src/errors.ts';
 
 const MAX = 10_000_000n; // 0.01 SOL
 
@@ -59,5 +68,35 @@ describe('formatSol', () => {
     assert.equal(formatSol(1_000_000_000n), '1');
     assert.equal(formatSol(0n), '0');
     assert.equal(formatSol(1_500_000_001n), '1.500000001');
+  });
+});
+
+describe('priorityFee "auto": the percentile and its bounds', () => {
+  it('takes the nearest-rank 75th percentile of the recent per-slot fees, 0 when there are none', () => {
+    assert.equal(recentFeePercentile([]), 0n);
+    assert.equal(recentFeePercentile([7n]), 7n);
+    const fees = Array.from({ length: 100 }, (_, i) => BigInt(100 - i)); // 100 … 1, unsorted order
+    assert.equal(recentFeePercentile(fees), 75n);
+    assert.equal(recentFeePercentile(fees, 50), 50n);
+    assert.equal(recentFeePercentile([0n, 0n, 0n, 1_000n]), 0n, 'three idle slots of four: nothing to pay');
+  });
+
+  it('prices the job\'s compute units at the percentile, rounded up, within the operator\'s price and total and the net-loss rule', () => {
+    const base = { microLamportsPerComputeUnit: 10_000n, computeUnitsUpperBound: 96_000, maxMicroLamportsPerComputeUnit: 1_000_000n, maxPriorityFeeLamports: 10_000_000n, netLossBoundLamports: null };
+    assert.equal(autoPriorityFeeLamports(base), 960n);
+    assert.equal(autoPriorityFeeLamports({ ...base, microLamportsPerComputeUnit: 10_001n }), 961n, 'rounded up');
+    assert.equal(autoPriorityFeeLamports({ ...base, maxMicroLamportsPerComputeUnit: 1_000n }), 96n, 'the operator\'s price cap');
+    assert.equal(autoPriorityFeeLamports({ ...base, maxPriorityFeeLamports: 500n }), 500n, 'MAX_PRIORITY_FEE_SOL');
+    assert.equal(autoPriorityFeeLamports({ ...base, netLossBoundLamports: 300n }), 300n, 'never more than the job returns less its base fees');
+    assert.equal(autoPriorityFeeLamports({ ...base, netLossBoundLamports: 0n }), 0n);
+    assert.equal(autoPriorityFeeLamports({ ...base, microLamportsPerComputeUnit: 0n }), 0n, 'an idle cluster: no fee');
+  });
+
+  it('"auto" or a number at the door; the many-owner form refuses "auto" naming the field', () => {
+    assert.equal(priorityFeeRequest('auto', 10_000_000n), 'auto');
+    assert.equal(priorityFeeRequest(0.001, 10_000_000n), 1_000_000n);
+    assert.equal(priorityFeeRequest(undefined, 10_000_000n), 0n);
+    assert.throws(() => numericPriorityFee('auto', 10_000_000n), (e: CinderError) => e.code === 'INVALID_PRIORITY_FEE' && e.errors?.[0]?.field === 'priorityFee');
+    assert.equal(numericPriorityFee(0.000000005, 10_000_000n), 5n);
   });
 });

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
-import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
+import { priorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { OperationResult, Pipeline } from '../../operations/pipeline.ts';
 import {
   AllowNetLossField,
@@ -107,7 +107,7 @@ export function registerBurnTokensRoute(
     async (request, reply) => {
       const { mint, priorityFee, userPrivateKey, allowNetLoss } = request.body;
       const mintAddress = parseAddress(mint, 'mint', 'INVALID_MINT');
-      const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
+      const priorityFeeLamports = priorityFeeRequest(priorityFee, config.maxPriorityFeeLamports);
       // One operation per owner at a time, a duplicate joining the first (money rules): see executeKeyed.
       const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
         operation: { kind: 'burn', mint: mintAddress },

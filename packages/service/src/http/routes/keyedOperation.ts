@@ -11,6 +11,7 @@ import type { Config } from '../../config.ts';
 import type { KeyPairSigner } from '@solana/kit';
 import { CinderError, type FieldProblem } from '../../errors.ts';
 import { parsePrivateKeyWithForm, type PrivateKeyInput } from '../../keys/parsePrivateKey.ts';
+import type { PriorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { OperationKind, Pipeline } from '../../operations/pipeline.ts';
 
 /** A keyed door's deadline: the operation deadline, counted from the request's arrival. */
@@ -34,7 +35,7 @@ export async function executeKeyed(
   { config, pipeline }: { config: Pick<Config, 'operationDeadlineMs'>; pipeline: Pipeline },
   { request, reply }: { request: FastifyRequest; reply: FastifyReply },
   userPrivateKey: PrivateKeyInput,
-  operation: { operation: OperationKind; priorityFeeLamports: bigint; allowNetLoss: boolean },
+  operation: { operation: OperationKind; priorityFeeLamports: PriorityFeeRequest; allowNetLoss: boolean },
 ) {
   const deadline = keyedDeadline(config, reply);
   const { signer, isSeed } = await parsePrivateKeyWithForm(userPrivateKey);

@@ -17,10 +17,16 @@ export const U64 = Type.String({ pattern: '^[0-9]+$', description: 'u64 as a dec
 export const I64 = Type.String({ pattern: '^-?[0-9]+$', description: 'signed lamports as a decimal string' });
 export const problem = Type.Ref('Problem');
 
-export const PriorityFeeField = Type.Number({
-  description: 'Total priority fee in SOL (0 to MAX_PRIORITY_FEE_SOL, default max 0.01; at most 9 decimals). 0 is enough on an idle cluster.',
-  examples: [0],
-});
+export const PriorityFeeField = Type.Union(
+  [
+    Type.Number({ description: 'Total priority fee in SOL (0 to MAX_PRIORITY_FEE_SOL, default max 0.01; at most 9 decimals). 0 is enough on an idle cluster.' }),
+    Type.Literal('auto', {
+      description:
+        'A fee from the cluster\'s recent fees (getRecentPrioritizationFees, 75th percentile) for the accounts the job writes, within AUTO_PRIORITY_FEE_MAX_MICROLAMPORTS, MAX_PRIORITY_FEE_SOL, the money rules and the sponsor\'s fee bound; the preview states the number it resolved to (summary.priorityFee)',
+    }),
+  ],
+  { description: 'Total priority fee in SOL, or "auto"', examples: [0, 'auto'] },
+);
 export const UserPrivateKeyField = Type.Union(
   [Type.String({ minLength: 1, maxLength: 2048 }), Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 64, maxItems: 64 })],
   { description: `The token owner's key: ${PRIVATE_KEY_FORMATS}. Never logged or stored.` },
@@ -260,6 +266,8 @@ export const PreviewSummarySchema = Type.Object({
   feeLamports: U64,
   netLamports: I64,
   netSol: Type.String(),
+  priorityFee: Type.Number({ description: 'The total priority fee in SOL this plan pays ("auto" resolved to a number): a prepare with this number plans the same fee and net' }),
+  priorityFeeLamports: U64,
   sponsored: Type.Boolean(),
   problem: Type.Union([Type.Object({ code: Type.String(), detail: Type.String() }), Type.Null()], {
     description: 'What stands in the way of doing it now (the error the reclaim would answer), or null',
@@ -304,6 +312,11 @@ export function actionCounts(actions: readonly AccountAction[]) {
   };
 }
 
+/** The job's resolved priority fee as the answers state it: SOL (the request field's unit, exact to the lamport) and lamports. */
+export function priorityFeeOf(lamports: bigint) {
+  return { priorityFee: Number(formatSol(lamports)), priorityFeeLamports: u64(lamports) };
+}
+
 export function previewOf(planned: PlannedOperation) {
   const { actions, compiled: plan, problem: blocker } = planned;
   const net = netOf(plan ? plan.transactions.flatMap((t) => t.packed.actions) : [], plan?.feeLamports ?? 0n);
@@ -318,6 +331,7 @@ export function previewOf(planned: PlannedOperation) {
       feeLamports: u64(net.feeLamports),
       netLamports: u64(net.netLamports),
       netSol: formatSol(net.netLamports),
+      ...priorityFeeOf(planned.priorityFeeLamports),
       sponsored: plan?.sponsored ?? false,
       problem: blocker ? { code: blocker.code, detail: blocker.message } : null,
     },

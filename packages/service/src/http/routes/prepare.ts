@@ -8,7 +8,7 @@ import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import type { CinderErrorCode } from '../../errors.ts';
-import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
+import { numericPriorityFee, priorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
 import { issuePreparedRelayTokens } from '../../operations/relayToken.ts';
 import { landingOrderOf } from '../../operations/compile.ts';
@@ -40,7 +40,7 @@ import { chooseForm, eitherForm, manyOwnersBodyLimit, prepareManyRequestSchema, 
 /** POST /api/reclaim_rent/prepare with `owners` (its route is below, beside the one-owner form). */
 async function prepareManyHandler(
   { config, reclaimMany, serverSecret }: ReclaimManyRouteDeps,
-  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number; mints?: string[]; allowNetLoss?: boolean; transactionVersions?: TransactionVersion[] },
+  body: { owners: string[]; feePayer: string; destination: string; priorityFee?: number | 'auto'; mints?: string[]; allowNetLoss?: boolean; transactionVersions?: TransactionVersion[] },
 ) {
   if (body.feePayer === 'sponsor') throw manyOwnersNotSponsored();
   const checks = addressChecks();
@@ -54,7 +54,7 @@ async function prepareManyHandler(
     feePayer,
     destination,
     burn: [...new Set(burn)],
-    priorityFeeLamports: priorityFeeToLamports(body.priorityFee ?? 0, config.maxPriorityFeeLamports),
+    priorityFeeLamports: numericPriorityFee(body.priorityFee, config.maxPriorityFeeLamports),
     allowNetLoss: body.allowNetLoss ?? false,
     // Without it, the versions every signer takes (legacy and 0): v1 only for a caller that says so.
     ...(body.transactionVersions ? { transactionVersions: body.transactionVersions } : {}),
@@ -207,7 +207,7 @@ export function registerPrepareRoutes(
     return prepare({
       owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
       operation: { kind: 'burn', mint: mintAddress },
-      priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
+      priorityFeeLamports: priorityFeeRequest(priorityFee, config.maxPriorityFeeLamports),
       allowNetLoss: allowNetLoss ?? false,
       feePayer: feePayer ?? 'owner',
       signer: signer ?? 'key',
@@ -236,7 +236,7 @@ export function registerPrepareRoutes(
       return prepare({
         owner: parseAddress(owner, 'owner', 'INVALID_OWNER'),
         operation: { kind: 'reclaim', burn: parseBurnList(burn), withdrawExcess: withdrawExcess ?? false },
-        priorityFeeLamports: priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports),
+        priorityFeeLamports: priorityFeeRequest(priorityFee, config.maxPriorityFeeLamports),
         allowNetLoss: allowNetLoss ?? false,
         feePayer: feePayer ?? 'owner',
         signer: signer ?? 'key',

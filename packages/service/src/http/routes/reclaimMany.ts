@@ -12,7 +12,7 @@ import type { Config } from '../../config.ts';
 import { CinderError } from '../../errors.ts';
 import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
-import { formatSol, priorityFeeToLamports } from '../../plan/priorityFee.ts';
+import { formatSol, numericPriorityFee } from '../../plan/priorityFee.ts';
 import { TRANSACTION_VERSIONS } from '../../plan/transactionVersion.ts';
 import { validationToCinderError } from '../problem.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
@@ -313,7 +313,7 @@ export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRoute
       const owners = checks.list(request.body.owners, 'owners', 'INVALID_OWNER', 'owner');
       const burn = [...new Set(checks.list(request.body.mints ?? [], 'mints', 'INVALID_MINT'))];
       checks.done();
-      const priorityFeeLamports = priorityFeeToLamports(request.body.priorityFee ?? 0, config.maxPriorityFeeLamports);
+      const priorityFeeLamports = numericPriorityFee(request.body.priorityFee, config.maxPriorityFeeLamports);
       // One of the client's preview slots for the whole request (src/http/rateLimit.ts), whatever its size.
       const release = previewSlots.acquire(request.cinderClient);
       try {

@@ -8,7 +8,7 @@ import Type from 'typebox';
 import type { FieldProblem } from '../../errors.ts';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
-import { priorityFeeToLamports } from '../../plan/priorityFee.ts';
+import { numericPriorityFee, priorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { Pipeline } from '../../operations/pipeline.ts';
 import { readMintMetadata } from '../../operations/mintMetadata.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
@@ -51,7 +51,7 @@ async function reclaimManyHandler(
   { config, reclaimMany }: ReclaimManyRouteDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number; mints?: string[]; allowNetLoss?: boolean },
+  body: { userPrivateKeys: (string | number[])[]; feePayerPrivateKey: string | number[]; destination: string; priorityFee: number | 'auto'; mints?: string[]; allowNetLoss?: boolean },
 ) {
   const deadline = keyedDeadline(config, reply);
   const checks = addressChecks();
@@ -86,7 +86,7 @@ async function reclaimManyHandler(
   if (feePayer === null || keyProblems.length > 0 || checks.problems.length > 0) {
     throw fieldsError([...keyProblems.map((p) => ({ ...p, code: 'INVALID_PRIVATE_KEY' as const })), ...checks.problems]);
   }
-  const priorityFeeLamports = priorityFeeToLamports(body.priorityFee, config.maxPriorityFeeLamports);
+  const priorityFeeLamports = numericPriorityFee(body.priorityFee, config.maxPriorityFeeLamports);
   const result = await reclaimMany.execute(
     { owners: [...owners.keys()], feePayer: feePayer.address, destination, burn: [...new Set(burn)], priorityFeeLamports, allowNetLoss: body.allowNetLoss ?? false, seedKeys },
     { feePayer, owners },
@@ -120,7 +120,7 @@ export const PreviewQuerySchema = Type.Object(
   {
     owner: OwnerField,
     burn: Type.Optional(Type.String({ description: 'Comma-separated mints to burn as well', maxLength: 4600 })),
-    priorityFee: Type.Optional(Type.String({ description: 'Total priority fee in SOL, as in a reclaim (default 0)', pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 20 })),
+    priorityFee: Type.Optional(Type.String({ description: 'Total priority fee in SOL, as in a reclaim (default 0), or "auto": summary.priorityFee states the number it resolved to', pattern: '^([0-9]+(\\.[0-9]+)?|auto)$', maxLength: 20 })),
     withdrawExcess: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
     signer: Type.Optional(SignerField),
     transactionVersions: Type.Optional(TransactionVersionsQueryField),
@@ -167,8 +167,7 @@ export function registerReclaimRentRoutes(
       const versions = parseTransactionVersionsQuery(transactionVersions);
       const ownerAddress = parseAddress(owner, 'owner', 'INVALID_OWNER');
       const burnList = parseBurnList(burn === undefined || burn === '' ? [] : burn.split(','));
-      const fee = priorityFee === undefined ? 0 : Number(priorityFee);
-      const priorityFeeLamports = priorityFeeToLamports(fee, config.maxPriorityFeeLamports);
+      const priorityFeeLamports = priorityFeeRequest(priorityFee === undefined || priorityFee === 'auto' ? priorityFee : Number(priorityFee), config.maxPriorityFeeLamports);
       // A few previews per client at once (src/http/rateLimit.ts): the slot is held for the work,
       // whether or not the client waits for the answer.
       const release = previewSlots.acquire(request.cinderClient);
@@ -239,7 +238,7 @@ export function registerReclaimRentRoutes(
       if ('userPrivateKeys' in request.body) return reclaimManyHandler(deps.many, request, reply, request.body);
       const { userPrivateKey, priorityFee, burn, withdrawExcess, allowNetLoss } = request.body;
       const burnList = parseBurnList(burn);
-      const priorityFeeLamports = priorityFeeToLamports(priorityFee, config.maxPriorityFeeLamports);
+      const priorityFeeLamports = priorityFeeRequest(priorityFee, config.maxPriorityFeeLamports);
       // As for burns: one operation per owner at a time (executeKeyed).
       const result = await executeKeyed(deps, { request, reply }, userPrivateKey, {
         operation: { kind: 'reclaim', burn: burnList, withdrawExcess: withdrawExcess ?? false },
