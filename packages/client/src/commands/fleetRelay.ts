@@ -121,12 +121,14 @@ export async function relayAll(
   options: { atOnce: number; onSettled: (record: StateTransaction) => Promise<void> },
 ): Promise<void> {
   let next = 0;
+  /** Set when a worker fails (the service cannot be reached): the others take no new group, so the command stops with what is recorded. */
+  let stopped = false;
   const settle = async (record: StateTransaction, outcome: Outcome) => {
     record.status = outcome;
     await options.onSettled(record);
   };
   async function worker(): Promise<void> {
-    while (next < groups.length) {
+    while (next < groups.length && !stopped) {
       const group = groups[next++]!;
       let answer: Awaited<ReturnType<CinderClient['relay']>> | null = null;
       try {
@@ -149,5 +151,10 @@ export async function relayAll(
       await settleAll(client, waiting, options.onSettled);
     }
   }
-  await Promise.all(Array.from({ length: Math.min(options.atOnce, groups.length) }, worker));
+  const guarded = () =>
+    worker().catch((error: unknown) => {
+      stopped = true;
+      throw error;
+    });
+  await Promise.all(Array.from({ length: Math.min(options.atOnce, groups.length) }, guarded));
 }
