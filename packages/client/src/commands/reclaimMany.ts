@@ -110,6 +110,28 @@ async function saveState(path: string, state: JobState): Promise<void> {
 }
 
 /**
+ * The saves of one job's state, one at a time (each writes the same temporary file), however many
+ * relays settle at once: a save asked for while one is under way is made once after it, and asks
+ * made before that one starts share it (it writes the state as it is when it starts).
+ */
+function stateSaver(path: string, state: JobState): () => Promise<void> {
+  let tail: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | null = null;
+  return () => {
+    if (queued) return queued;
+    const next = tail
+      .catch(() => undefined)
+      .then(() => {
+        queued = null;
+        return saveState(path, state);
+      });
+    queued = next;
+    tail = next;
+    return next;
+  };
+}
+
+/**
  * Checks a prepared transaction before any key signs it: its fee payer is ours, it asks for no
  * signature but the fee payer's and the owners', and it holds nothing but compute-budget
  * instructions, burns of the mints asked for, and closes that pay the destination. A service that
@@ -255,12 +277,13 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
 
   const statePath = resolve(ctx.io.cwd, stringOption(values, 'state') ?? `${keysFile}.reclaim-state.json`);
   const state = await loadState(ctx, statePath, feePayer, destination);
+  const save = stateSaver(statePath, state);
 
   // 1. What an interrupted run left unknown: settled before anything new is prepared.
   const unsettled = state.transactions.filter((t) => !isSettled(t.status));
   if (unsettled.length > 0) {
     await write(ctx.io.stderr, `Resuming: waiting for the outcome of ${unsettled.length} transaction${unsettled.length === 1 ? '' : 's'} of the previous run\n`);
-    await settleAll(client, unsettled, () => saveState(statePath, state));
+    await settleAll(client, unsettled, save);
   }
 
   // 2. Prepared again for the owners not done: an owner is done when a transaction of it landed and none failed.
@@ -286,14 +309,14 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
     const records = await signAll(prepared, new Set(remaining));
     // Recorded (signature, owners, signed bytes) before any relay, so that a resumed run knows to wait for them.
     state.transactions.push(...records);
-    await saveState(statePath, state);
+    await save();
     const progress = await ctx.progress(records.length, 'transactions');
     let done = 0;
     try {
       await relayAll(client, relayGroups(records), {
         atOnce: relaysAtOnce,
         onSettled: async () => {
-          await saveState(statePath, state);
+          await save();
           progress.update(++done);
         },
       });
