@@ -14,11 +14,17 @@
  * BENCH_SIZES=100,1000 runs only those sizes.
  * The time is from the request to its answer (every transaction landed and confirmed); the
  * difference is what waiting for the sponsored transaction costs.
+ *
+ * Then the fleet (./anySizeFleet.ts): `cinder reclaim --keys-file F --fee-payer K --destination A
+ * --yes` with 1,000 wallets of 0 SOL and 2 empty accounts each, at the same timing, beside its
+ * baseline (one relay request at a time). `npm run bench:any-size -w @cinder/service -- wallet` or `-- fleet` runs one part
+ * (the root `npm run bench:any-size` runs all of it, then the web page's part).
  */
 import { rpcResult, createSponsoredTestApp, createTestKey, startTestChain, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
 import { startRpcProxy } from '../test/chain/rpcProxy.ts';
+import { runFleet } from './anySizeFleet.ts';
 
 const SIZES = process.env.BENCH_SIZES ? process.env.BENCH_SIZES.split(',').map(Number) : [100, 1000, 5000];
 const CLUSTER_TIMING = { unknownMs: 400, processedUntilMs: 1200 };
@@ -54,16 +60,33 @@ async function run(accounts: number, variant: Variant) {
   }
 }
 
-console.log('accounts  wallet                          transactions  closed  fee (lamports)  RPC calls  request to last close');
-const LABELS: Record<Variant, string> = {
-  sponsored: '0 SOL, sponsored',
-  baseline: 'baseline: owner pays',
-  'busy, fee 0': '0 SOL, busy cluster, fee 0',
-  'busy, fee auto': '0 SOL, busy cluster, "auto"',
-};
-for (const accounts of SIZES) {
-  for (const variant of ['sponsored', 'baseline', 'busy, fee 0', 'busy, fee auto'] as const) {
-    const r = await run(accounts, variant);
-    console.log(`${String(accounts).padStart(8)}  ${LABELS[variant].padEnd(30)}  ${String(r.transactions).padStart(12)}  ${String(r.closed).padStart(6)}  ${r.fee.padStart(14)}  ${String(r.rpcCalls).padStart(9)}  ${(r.ms / 1000).toFixed(2)} s`);
+const part = process.argv[2];
+if (part !== undefined && part !== 'wallet' && part !== 'fleet') throw new Error('npm run bench:any-size [-- wallet | fleet]');
+
+if (part !== 'fleet') {
+  console.log('accounts  wallet                          transactions  closed  fee (lamports)  RPC calls  request to last close');
+  const LABELS: Record<Variant, string> = {
+    sponsored: '0 SOL, sponsored',
+    baseline: 'baseline: owner pays',
+    'busy, fee 0': '0 SOL, busy cluster, fee 0',
+    'busy, fee auto': '0 SOL, busy cluster, "auto"',
+  };
+  for (const accounts of SIZES) {
+    for (const variant of ['sponsored', 'baseline', 'busy, fee 0', 'busy, fee auto'] as const) {
+      const r = await run(accounts, variant);
+      console.log(`${String(accounts).padStart(8)}  ${LABELS[variant].padEnd(30)}  ${String(r.transactions).padStart(12)}  ${String(r.closed).padStart(6)}  ${r.fee.padStart(14)}  ${String(r.rpcCalls).padStart(9)}  ${(r.ms / 1000).toFixed(2)} s`);
+    }
+  }
+}
+
+if (part !== 'wallet') {
+  const FLEET_WALLETS = 1000;
+  console.log('\nfleet: cinder reclaim --keys-file (1,000 wallets of 0 SOL, 2 empty accounts each) --fee-payer --destination --yes');
+  console.log('relays                      wallets  transactions  did nothing  closed  fee (lamports)  command to last close');
+  for (const [name, relaysAtOnce] of [['together (the command)', undefined], ['baseline: one at a time', 1]] as const) {
+    const r = await runFleet(FLEET_WALLETS, CLUSTER_TIMING, relaysAtOnce);
+    console.log(
+      `${name.padEnd(26)}  ${String(r.wallets).padStart(7)}  ${String(r.landed).padStart(12)}  ${String(r.dropped).padStart(11)}  ${String(r.closed).padStart(6)}  ${String(r.feeLamports).padStart(14)}  ${(r.ms / 1000).toFixed(2)} s`,
+    );
   }
 }

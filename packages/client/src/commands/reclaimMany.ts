@@ -5,6 +5,12 @@
  * checks and signs them here with the owners' keys and the fee payer's, and relays them
  * (POST /api/transactions). The keys never leave this machine and are never printed.
  *
+ * The relay groups go out together, a bounded number at a time (./fleetRelay.ts), each transaction
+ * followed until it landed or can no longer land. What did nothing (refused by the service, or its
+ * blockhash expired before it landed) is prepared again for its wallets and relayed again, a few
+ * rounds at most; a transaction is never relayed anew once its blockhash expired, and no wallet is
+ * prepared again while a transaction of it may still land.
+ *
  * Resumable without paying twice: a state file (no key in it: addresses, signatures and the signed
  * transactions, which are public once sent) records each transaction before it is relayed and its
  * outcome after. A run first settles every recorded transaction whose outcome is unknown: it waits
@@ -27,7 +33,7 @@ import {
   type KeyPairSigner,
   type Transaction,
 } from '@solana/kit';
-import { CinderApiError, type CinderClient, type PrepareReclaimManyResponse } from '../index.ts';
+import { CinderApiError, type PrepareReclaimManyResponse } from '../index.ts';
 import {
   addressOption,
   EXIT_CODES,
@@ -41,6 +47,7 @@ import {
   write,
   type CommandContext,
 } from './context.ts';
+import { isSettled, RELAYS_AT_ONCE, relayAll, settleAll, type RelayGroup, type StateTransaction } from './fleetRelay.ts';
 import { readKey, signerOfKey, type KeyFileEntry } from './keys.ts';
 
 export const RECLAIM_MANY_HELP = `  reclaim --keys-file FILE --fee-payer KEYFILE --destination ADDRESS
@@ -59,26 +66,13 @@ const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
 const BURN = 8;
 const CLOSE_ACCOUNT = 9;
 const BURN_CHECKED = 15;
-/** How long one status request waits for a landing before the client asks again (the server's limit is 10 s). */
-const SETTLE_WAIT_MS = 5_000;
-/** Signatures per status request (the server takes up to 128). */
-const STATUS_BATCH = 128;
-
-type Outcome = 'sent' | 'success' | 'failed' | 'pending' | 'dropped';
-
-interface StateTransaction {
-  signature: string;
-  owners: string[];
-  closedAccounts: string[];
-  feeLamports: string;
-  /** The signed transaction (base64) and its relayToken: what a resumed run relays again when the service never received it. */
-  wire: string;
-  relayToken: string;
-  /** After this block height it can no longer land. */
-  lastValidBlockHeight: string;
-  /** `sent`: recorded before the relay, outcome not known yet; `dropped`: it can no longer land (the service refused it, or its blockhash expired). */
-  status: Outcome;
-}
+/**
+ * Rounds of prepare-and-relay in one run: the first, then again for the wallets whose transactions
+ * did nothing (their blockhash expired before they were sent or landed). Each round follows all of
+ * its transactions to their end first, so a round costs nothing twice; the bound stops a service
+ * that refuses the same transactions every time from keeping the command busy.
+ */
+const MAX_ROUNDS = 5;
 
 interface JobState {
   version: 1;
@@ -86,8 +80,6 @@ interface JobState {
   destination: string;
   transactions: StateTransaction[];
 }
-
-const isSettled = (status: Outcome) => status === 'success' || status === 'failed' || status === 'dropped';
 
 async function loadState(ctx: CommandContext, path: string, feePayer: string, destination: string): Promise<JobState> {
   let text: string;
@@ -118,43 +110,25 @@ async function saveState(path: string, state: JobState): Promise<void> {
 }
 
 /**
- * Waits until the service knows the outcome of each transaction: landed (success / failed), or no
- * longer able to land (failed: its blockhash expired). All of them are followed in one open status
- * request (POST /api/transactions/statuses, answered as soon as one settles), not one poll each.
- * One the service has no record of (never received, or still on its way from an interrupted run)
- * is relayed again, the same signed bytes: whichever copy arrives first is the only one that can
- * land. A copy the service refuses (its relayToken expired, which happens after its blockhash did;
- * a rule it breaks) cannot land either: `dropped`. `onSettled` is told of each as it settles.
+ * The saves of one job's state, one at a time (each writes the same temporary file), however many
+ * relays settle at once: a save asked for while one is under way is made once after it, and asks
+ * made before that one starts share it (it writes the state as it is when it starts).
  */
-async function settleAll(client: CinderClient, records: readonly StateTransaction[], onSettled: (record: StateTransaction) => Promise<void>): Promise<void> {
-  let open = [...records];
-  while (open.length > 0) {
-    const batch = open.slice(0, STATUS_BATCH);
-    const statuses = await client.getTransactions(
-      batch.map((r) => r.signature),
-      { waitMs: SETTLE_WAIT_MS },
-    );
-    for (const [i, entry] of statuses.entries()) {
-      const record = batch[i]!;
-      const status = entry.status === 'unknown' ? await relayAgain(client, record) : entry.status;
-      if (status === 'success' || status === 'failed' || status === 'dropped') {
-        record.status = status;
-        await onSettled(record);
-      }
-    }
-    open = open.filter((r) => !isSettled(r.status));
-  }
-}
-
-/** Relays a transaction the service does not know again; its status then, or `dropped` when the service refuses it. */
-async function relayAgain(client: CinderClient, record: StateTransaction): Promise<string> {
-  try {
-    const relayed = await client.relay({ transactions: [record.wire], relayToken: record.relayToken });
-    return relayed.details?.transactions[0]?.status ?? relayed.status;
-  } catch (refusal) {
-    if (refusal instanceof CinderApiError && refusal.status === 400) return 'dropped';
-    throw refusal;
-  }
+function stateSaver(path: string, state: JobState): () => Promise<void> {
+  let tail: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | null = null;
+  return () => {
+    if (queued) return queued;
+    const next = tail
+      .catch(() => undefined)
+      .then(() => {
+        queued = null;
+        return saveState(path, state);
+      });
+    queued = next;
+    tail = next;
+    return next;
+  };
 }
 
 /**
@@ -194,15 +168,27 @@ export function checkTransaction(
   }
 }
 
-/** The prepared transactions grouped for relay: those sharing a relayToken (at most 8, in order) go in one request. */
-function relayGroups(prepared: PrepareReclaimManyResponse): number[][] {
-  const groups: number[][] = [];
-  prepared.transactions.forEach((t, i) => {
+/** The signed transactions grouped for relay: those sharing a relayToken (at most 8, in order) go in one request. */
+function relayGroups(records: readonly StateTransaction[]): RelayGroup[] {
+  const groups: RelayGroup[] = [];
+  for (const record of records) {
     const last = groups.at(-1);
-    if (last && prepared.transactions[last[0]!]!.relayToken === t.relayToken) last.push(i);
-    else groups.push([i]);
-  });
+    if (last && last.relayToken === record.relayToken) last.records.push(record);
+    else groups.push({ records: [record], relayToken: record.relayToken });
+  }
   return groups;
+}
+
+/**
+ * CINDER_RELAYS_AT_ONCE (1 to RELAYS_AT_ONCE; unset: RELAYS_AT_ONCE): fewer relay requests at once,
+ * for a service whose operator asks clients to go easy, and for the benchmark's one-at-a-time baseline.
+ */
+function relaysAtOnceOf(ctx: CommandContext): number {
+  const text = ctx.io.env.CINDER_RELAYS_AT_ONCE;
+  if (text === undefined || text === '') return RELAYS_AT_ONCE;
+  const n = Number(text);
+  if (!/^[1-9][0-9]*$/.test(text) || n > RELAYS_AT_ONCE) throw ctx.usage(`CINDER_RELAYS_AT_ONCE must be a whole number from 1 to ${RELAYS_AT_ONCE}`);
+  return n;
 }
 
 export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, entries: readonly KeyFileEntry[]): Promise<number> {
@@ -217,6 +203,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   const mints = mintListOption(ctx, 'mints');
   const priorityFee = priorityFeeOption(ctx, '0');
   const allowNetLoss = values['allow-net-loss'] === true ? true : undefined;
+  const relaysAtOnce = relaysAtOnceOf(ctx);
 
   // Every key is checked before anything is asked: a job must know all of its wallets, and a file
   // with several bad lines is told of every one at once (by number, never by text).
@@ -255,87 +242,93 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
     return EXIT_CODES.OK;
   }
 
+  /** The service's plan for these owners, from the chain as it is now (null: nothing left to reclaim). */
+  const prepare = async (forOwners: string[]): Promise<PrepareReclaimManyResponse | null> => {
+    try {
+      return await client.prepareReclaimMany({ owners: forOwners, feePayer, destination, priorityFee, ...(mints ? { mints } : {}), ...(allowNetLoss ? { allowNetLoss } : {}) });
+    } catch (error) {
+      if (error instanceof CinderApiError && error.code === 'NOTHING_TO_RECLAIM') return null;
+      throw error;
+    }
+  };
+  /** Each prepared transaction checked (checkTransaction), then signed here by the keys it names. */
+  const signAll = (prepared: PrepareReclaimManyResponse, forOwners: ReadonlySet<string>): Promise<StateTransaction[]> => {
+    const expected = { feePayer, destination, owners: forOwners, mints: new Set(mints ?? []) };
+    return Promise.all(
+      prepared.transactions.map(async (t, i): Promise<StateTransaction> => {
+        const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(t.transaction));
+        checkTransaction(ctx, i, transaction.messageBytes, expected);
+        const keys = t.signers.map((address) => (address === feePayer ? feePayerSigner : signers.get(address)));
+        if (keys.some((k) => k === undefined)) throw ctx.fail(`prepared transaction ${i + 1} asks for a signature of a wallet not in the keys file`);
+        const signed = await partiallySignTransaction(keys.map((k) => k!.keyPair), transaction);
+        return {
+          signature: getSignatureFromTransaction(signed) as string,
+          owners: t.owners,
+          closedAccounts: t.closedAccounts,
+          feeLamports: t.feeLamports,
+          wire: getBase64EncodedWireTransaction(signed),
+          relayToken: t.relayToken,
+          lastValidBlockHeight: prepared.lastValidBlockHeight,
+          status: 'sent',
+        };
+      }),
+    );
+  };
+
   const statePath = resolve(ctx.io.cwd, stringOption(values, 'state') ?? `${keysFile}.reclaim-state.json`);
   const state = await loadState(ctx, statePath, feePayer, destination);
+  const save = stateSaver(statePath, state);
 
   // 1. What an interrupted run left unknown: settled before anything new is prepared.
   const unsettled = state.transactions.filter((t) => !isSettled(t.status));
   if (unsettled.length > 0) {
     await write(ctx.io.stderr, `Resuming: waiting for the outcome of ${unsettled.length} transaction${unsettled.length === 1 ? '' : 's'} of the previous run\n`);
-    await settleAll(client, unsettled, () => saveState(statePath, state));
+    await settleAll(client, unsettled, save);
   }
 
   // 2. Prepared again for the owners not done: an owner is done when a transaction of it landed and none failed.
   const landed = new Set(state.transactions.filter((t) => t.status === 'success').flatMap((t) => t.owners));
   const unfinished = new Set(state.transactions.filter((t) => t.status !== 'success').flatMap((t) => t.owners));
-  const remaining = owners.filter((o) => !landed.has(o) || unfinished.has(o));
+  let remaining = owners.filter((o) => !landed.has(o) || unfinished.has(o));
   const before = state.transactions.length;
-  let prepared: PrepareReclaimManyResponse | null = null;
-  if (remaining.length > 0) {
-    try {
-      prepared = await client.prepareReclaimMany({ owners: remaining, feePayer, destination, priorityFee, ...(mints ? { mints } : {}), ...(allowNetLoss ? { allowNetLoss } : {}) });
-    } catch (error) {
-      if (!(error instanceof CinderApiError && error.code === 'NOTHING_TO_RECLAIM')) throw error;
+  let preparedAny = false;
+  /** The last round's transactions that did nothing and were not prepared again (the rounds ran out). */
+  let leftDropped: StateTransaction[] = [];
+  for (let round = 1; round <= MAX_ROUNDS && remaining.length > 0; round++) {
+    const prepared = await prepare(remaining);
+    if (prepared === null || prepared.transactions.length === 0) {
+      leftDropped = []; // what did nothing before has nothing left to do: its accounts are closed
+      break;
     }
-  }
-
-  if (prepared !== null && prepared.transactions.length > 0) {
+    preparedAny = true;
     await out(
-      `${remaining.length} wallet${remaining.length === 1 ? '' : 's'} in ${prepared.transactions.length} transaction${prepared.transactions.length === 1 ? '' : 's'}: ` +
+      `${round > 1 ? 'Prepared again (what the last round sent did nothing: refused, or expired before it landed): ' : ''}` +
+        `${remaining.length} wallet${remaining.length === 1 ? '' : 's'} in ${prepared.transactions.length} transaction${prepared.transactions.length === 1 ? '' : 's'}: ` +
         `${sol(prepared.reclaimLamports)} SOL to ${destination}, fees ${sol(prepared.feeLamports)} SOL paid by ${feePayer}, net ${sol(prepared.netLamports, true)} SOL\n`,
     );
-    const expected = { feePayer, destination, owners: new Set(remaining), mints: new Set(mints ?? []) };
-    const progress = await ctx.progress(prepared.transactions.length, 'transactions');
+    const records = await signAll(prepared, new Set(remaining));
+    // Recorded (signature, owners, signed bytes) before any relay, so that a resumed run knows to wait for them.
+    state.transactions.push(...records);
+    await save();
+    const progress = await ctx.progress(records.length, 'transactions');
     let done = 0;
     try {
-      for (const group of relayGroups(prepared)) {
-        // Signed here; recorded (signature, owners) before the relay, so that a resumed run knows to wait for them.
-        const signed = await Promise.all(
-          group.map(async (i) => {
-            const t = prepared!.transactions[i]!;
-            const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(t.transaction));
-            checkTransaction(ctx, i, transaction.messageBytes, expected);
-            const keys = t.signers.map((address) => (address === feePayer ? feePayerSigner : signers.get(address)));
-            if (keys.some((k) => k === undefined)) throw ctx.fail(`prepared transaction ${i + 1} asks for a signature of a wallet not in the keys file`);
-            const signedTransaction = await partiallySignTransaction(keys.map((k) => k!.keyPair), transaction);
-            return { wire: getBase64EncodedWireTransaction(signedTransaction), signature: getSignatureFromTransaction(signedTransaction) as string, t };
-          }),
-        );
-        const records = signed.map(({ wire, signature, t }) => {
-          const record: StateTransaction = {
-            signature,
-            owners: t.owners,
-            closedAccounts: t.closedAccounts,
-            feeLamports: t.feeLamports,
-            wire,
-            relayToken: t.relayToken,
-            lastValidBlockHeight: prepared!.lastValidBlockHeight,
-            status: 'sent',
-          };
-          state.transactions.push(record);
-          return record;
-        });
-        await saveState(statePath, state);
-        const relayed = await client.relay({ transactions: signed.map((s) => s.wire), relayToken: prepared.transactions[group[0]!]!.relayToken });
-        const waiting: StateTransaction[] = [];
-        for (const [k, record] of records.entries()) {
-          const reported = relayed.details?.transactions.find((r) => r.signature === record.signature)?.status ?? relayed.details?.transactions[k]?.status;
-          if (reported === 'success' || reported === 'failed') {
-            record.status = reported;
-            progress.update(++done);
-          } else {
-            waiting.push(record);
-          }
-        }
-        await saveState(statePath, state);
-        await settleAll(client, waiting, async () => {
-          await saveState(statePath, state);
+      await relayAll(client, relayGroups(records), {
+        atOnce: relaysAtOnce,
+        onSettled: async () => {
+          await save();
           progress.update(++done);
-        });
-      }
+        },
+      });
     } finally {
       progress.stop();
     }
+    // Every transaction of the round has settled: none can land any more. The wallets of those that
+    // did nothing are prepared again, except a wallet with a transaction that failed on chain (that
+    // cost a fee; whether to pay for another try is the person's choice: run the command again).
+    const failedOwners = new Set(records.filter((r) => r.status === 'failed').flatMap((r) => r.owners));
+    leftDropped = records.filter((r) => r.status === 'dropped');
+    remaining = [...new Set(leftDropped.flatMap((r) => r.owners))].filter((o) => !failedOwners.has(o));
   }
 
   // 3. The job as a whole, from the state: every transaction this run or an earlier one sent.
@@ -347,14 +340,14 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   const succeeded = all.filter((t) => t.status === 'success');
   const doneOwners = new Set(succeeded.flatMap((t) => t.owners));
   // What this run sent and did not land (what an earlier run left unlanded was prepared again above).
-  const failed = fresh.filter((t) => t.status !== 'success');
+  const failed = [...fresh.filter((t) => t.status === 'failed'), ...leftDropped];
   if (json) {
     await write(ctx.io.stdout, `${JSON.stringify({ feePayer, destination, state: statePath, transactions: all }, null, 2)}\n`);
   } else {
     await out(
       `${succeeded.length} transaction${succeeded.length === 1 ? '' : 's'} landed in all (${succeeded.reduce((n, t) => n + t.closedAccounts.length, 0)} accounts closed, ` +
         `fees ${sol(succeeded.reduce((n, t) => n + BigInt(t.feeLamports), 0n))} SOL); ${owners.filter((o) => !doneOwners.has(o)).length} wallet(s) with nothing landed` +
-        `${prepared === null ? ' (nothing left to reclaim)' : ''}. State: ${statePath}\n`,
+        `${preparedAny ? '' : ' (nothing left to reclaim)'}. State: ${statePath}\n`,
     );
     if (failed.length > 0) await out('Some transactions did not land: run the same command again to prepare what remains (nothing is paid twice).\n');
   }

@@ -35,15 +35,16 @@ const runner = { cinderUrl: false, timeoutMs: 60_000 };
  * cinderUrl: cinder() points the binary at this app (CINDER_URL) unless told another URL.
  * setUp: the file's own setup, run once app and dir are ready, in the same hook (top-level before
  * hooks do not wait for each other).
+ * createApp: the file's own app (a chain behind a proxy of its own, say) instead of createTestApp(appConfig).
  */
 export function useCliApp(
   dirPrefix: string,
-  options: { cinderUrl?: boolean; timeoutMs?: number; setUp?: () => Promise<void>; appConfig?: Partial<Config> } = {},
+  options: { cinderUrl?: boolean; timeoutMs?: number; setUp?: () => Promise<void>; appConfig?: Partial<Config>; createApp?: () => Promise<TestApp> } = {},
 ): void {
-  const { setUp, appConfig, ...runnerOptions } = options;
+  const { setUp, appConfig, createApp, ...runnerOptions } = options;
   Object.assign(runner, runnerOptions);
   before(async () => {
-    t = await createTestApp(appConfig);
+    t = await (createApp ? createApp() : createTestApp(appConfig));
     url = await t.app.listen({ host: '127.0.0.1', port: 0 });
     dir = await mkdtemp(join(tmpdir(), dirPrefix));
     await setUp?.();

@@ -5,9 +5,9 @@
  * that landed; keys are signed here and never printed.
  *
  * The interruption: the first run goes through a proxy that forwards every request to the app but,
- * on the first relay, forwards the first transaction only and then breaks the connection (what a
- * killed process or a lost network leaves: one transaction landed, the others signed and recorded
- * but not received), and keeps the whole relay request, to deliver it late. The second run,
+ * on the first relay, forwards the first transaction only and then breaks the connection, and every
+ * one after it (what a killed process or a lost network leaves: one transaction landed, the others
+ * signed and recorded but not received), and keeps the whole relay request, to deliver it late. The second run,
  * straight to the app, settles what the state file holds (relaying again what the service never
  * received) and prepares again only what remains; then the late copy of the first relay arrives.
  * Every account is closed once, no transaction failed on the chain (which would cost a fee for
@@ -59,11 +59,19 @@ interface StateFile {
 }
 const stateOf = async (name: string) => JSON.parse(await readFile(join(dir, `${name}.keys.reclaim-state.json`), 'utf8')) as StateFile;
 
-/** Forwards to the app; on the first relay, forwards only its first transaction, then breaks the connection, keeping the request (`held`). */
+/**
+ * Forwards to the app; on the first relay, forwards only its first transaction, then breaks the
+ * connection, keeping the request (`held`), and every connection after it: the command cannot
+ * follow up what it sent (it would otherwise learn that the service never received the rest, and relay it again).
+ */
 async function interruptingProxy(): Promise<{ url: string; held: () => string | undefined; close(): Promise<void> }> {
   let relays = 0;
   let held: string | undefined;
   const server: Server = createServer(async (req, res) => {
+    if (held !== undefined) {
+      req.socket.destroy();
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     let body: string | undefined = chunks.length > 0 ? Buffer.concat(chunks).toString() : undefined;
