@@ -196,24 +196,39 @@ export class Chain {
 
   /**
    * Starts the slot clock: one slot every `slotIntervalMs` of wall time, however many transactions
-   * land (a real cluster's leader packs many into one slot). The timer only wakes the clock; the
-   * slot is computed from the time elapsed, so a busy event loop that delays the timer does not
-   * slow the chain down. 0 = no clock (slots move only with warps).
+   * land (a real cluster's leader packs many into one slot). The slot is computed from the time
+   * elapsed, so a busy event loop that delays the timer does not slow the chain down. 0 = no clock
+   * (slots move only with warps).
    */
   start(slotIntervalMs: number): void {
     if (slotIntervalMs <= 0 || this.timer) return;
     this.slotMs = slotIntervalMs;
     this.originMs = Date.now();
     this.originSlot = this.currentSlot;
-    this.timer = setInterval(() => this.tick(), slotIntervalMs);
+    this.wakeAtNextSlot();
+  }
+
+  /**
+   * Wakes the clock at the next slot's start. Aimed at the boundary, not repeated at an interval:
+   * an interval drifts by however late each run is, and on a busy machine the slots (with the
+   * confirmations and notifications they push) would start up to a slot late; a validator's don't.
+   */
+  private wakeAtNextSlot(): void {
+    const nextSlotMs = this.originMs + (this.currentSlot + 1 - this.originSlot) * this.slotMs;
+    const timer = setTimeout(() => {
+      this.tick();
+      // stop() during the tick (a listener halting the chain) cleared the clock: stay stopped.
+      if (this.timer === timer) this.wakeAtNextSlot();
+    }, Math.max(0, nextSlotMs - Date.now()));
     // The chain must never be what keeps a process (a test runner, `npm start`) alive.
-    this.timer.unref();
+    timer.unref();
+    this.timer = timer;
   }
 
   /** Stops the clock where it is (a halted cluster); start() resumes from the same slot. */
   stop(): void {
     this.tick();
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     this.timer = undefined;
   }
 
