@@ -226,7 +226,9 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   const out = (text: string) => (json ? Promise.resolve() : write(ctx.io.stdout, text));
 
   if (values.yes !== true) {
-    const preview = await client.previewReclaimMany({ owners, ...(mints ? { mints } : {}), priorityFee });
+    // The versions its prepare takes (legacy and 0: its relay requests are sized for them), so the
+    // preview states the transactions and fees that --yes then sends.
+    const preview = await client.previewReclaimMany({ owners, ...(mints ? { mints } : {}), priorityFee, transactionVersions: ['legacy', 0] });
     if (json) {
       await write(ctx.io.stdout, `${JSON.stringify(preview, null, 2)}\n`);
       return EXIT_CODES.OK;
