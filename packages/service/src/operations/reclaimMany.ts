@@ -25,7 +25,7 @@ import { assertFeeWithinReclaim, assertPayerCanPay } from '../plan/money.ts';
 import { MAX_COMPUTE_UNIT_LIMIT } from '../plan/pack.ts';
 import { manyOwnerInstructions, manyOwnerMessage, manyOwnerV1Message, packOwners, type ManyOwnerTransaction, type ManyOwnerVersion } from '../plan/packOwners.ts';
 import { chooseTransactionVersion, TRANSACTION_VERSIONS, type TransactionVersion, type V1Limits } from '../plan/transactionVersion.ts';
-import { isV1GateActive } from '../chain/featureGate.ts';
+import { rememberedV1Gate, rememberV1GateFrom, V1_TRANSACTIONS_FEATURE } from '../chain/featureGate.ts';
 import { v1PriceFrom, v1SimulationMessage } from './compileV1.ts';
 import type { Price } from '../plan/pricing.ts';
 import { computeUnitPriceFor } from '../plan/priorityFee.ts';
@@ -194,16 +194,19 @@ export interface ReclaimMany {
 export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
   const { chain } = deps;
 
-  /** The version of the job: v1 where the signer takes it and the cluster's gate is active (read once per process), else v0. */
-  async function versionOf(request: ManyRequest, deadline: number): Promise<ManyOwnerVersion> {
-    const signerVersions = request.transactionVersions ?? KEYLESS_VERSIONS;
-    const v1GateActive = signerVersions.includes(1) && (await isV1GateActive(chain, deadline));
-    return chooseTransactionVersion({ v1GateActive, signerVersions, fallback: 0 }) === 1 ? 1 : 0;
-  }
-
-  /** Read and plan every owner; pack their closes for this fee payer and destination. */
+  /**
+   * Read and plan every owner; pack their closes for this fee payer and destination, in the job's
+   * version: v1 where the signer takes it and the cluster's gate is active, else v0. The gate's
+   * account, until it is known (read once per process), is read in the owners' batch read, so that
+   * it costs no call of its own.
+   */
   async function planOwners(request: ManyRequest, feePayer: Address, destination: Address, alsoRead: readonly Address[], deadline: number) {
-    const [{ states, also }, version] = await Promise.all([readWallets(chain, request.owners, alsoRead, deadline), versionOf(request, deadline)]);
+    const signerVersions = request.transactionVersions ?? KEYLESS_VERSIONS;
+    const gateKnown = signerVersions.includes(1) ? rememberedV1Gate(chain) : Promise.resolve(false);
+    const readGate = gateKnown === undefined;
+    const { states, also } = await readWallets(chain, request.owners, readGate ? [...alsoRead, V1_TRANSACTIONS_FEATURE] : alsoRead, deadline);
+    const v1GateActive = readGate ? rememberV1GateFrom(chain, also.get(V1_TRANSACTIONS_FEATURE)) : await gateKnown;
+    const version: ManyOwnerVersion = chooseTransactionVersion({ v1GateActive, signerVersions, fallback: 0 }) === 1 ? 1 : 0;
     const burnMints = new Set(request.burn);
     const owners = await Promise.all(
       states.map(async (state): Promise<OwnerPlan> => {
