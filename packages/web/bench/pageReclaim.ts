@@ -13,25 +13,14 @@
  */
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { loadConfig } from '@cinder/service';
 import { createSponsoredTestApp, writeEmptyTokenAccounts } from '@cinder/testkit';
-import { launchChromium, mainButton, newOwner, open, WAIT, type Suite } from '../test/harness.ts';
+import { deploymentLimits, launchChromium, mainButton, newOwner, open, WAIT, type Suite } from '../test/harness.ts';
 import { TEST_WALLET_NAME } from '../test/testWallet.ts';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,5000').split(',').map(Number);
-const deployment = loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' });
 
 async function run(browser: NonNullable<Suite['browser']>, accounts: number, funded: boolean) {
-  const s = await createSponsoredTestApp(
-    10_000_000_000n,
-    {
-      rateLimit: deployment.rateLimit,
-      rateLimitStatusPerMin: deployment.rateLimitStatusPerMin,
-      rateLimitPreviewPerMin: deployment.rateLimitPreviewPerMin,
-      rateLimitOwnersPerMin: deployment.rateLimitOwnersPerMin,
-    },
-    { timing: 'validator' },
-  );
+  const s = await createSponsoredTestApp(10_000_000_000n, deploymentLimits(), { timing: 'validator' });
   try {
     const url = await s.t.app.listen({ host: '127.0.0.1', port: 0 });
     const owner = await newOwner(s.t.chain, funded ? 50_000_000n : 0n);

@@ -14,23 +14,12 @@ import { describe, it } from 'node:test';
 import type { Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { loadConfig } from '@cinder/service';
 import { getLamports, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { sol } from '../src/format.ts';
-import { browserSuite, look, needBrowser, newOwner, open, reclaimAndWait, WAIT, type Suite } from './harness.ts';
+import { browserSuite, deploymentLimits, look, needBrowser, newOwner, open, reclaimAndWait, WAIT, type Suite } from './harness.ts';
 import { TEST_WALLET_NAME } from './testWallet.ts';
 
-// The limits a service has by default once it is given an RPC URL (a deployment), not the test app's raised ones.
-const deployment = loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' });
-const suite: Suite = browserSuite('any-size', {
-  timing: 'validator',
-  config: {
-    rateLimit: deployment.rateLimit,
-    rateLimitStatusPerMin: deployment.rateLimitStatusPerMin,
-    rateLimitPreviewPerMin: deployment.rateLimitPreviewPerMin,
-    rateLimitOwnersPerMin: deployment.rateLimitOwnersPerMin,
-  },
-});
+const suite: Suite = browserSuite('any-size', { timing: 'validator', config: deploymentLimits() });
 const TOKEN_ACCOUNTS = 700;
 const TOKEN_2022_ACCOUNTS = 300;
 const ACCOUNTS = TOKEN_ACCOUNTS + TOKEN_2022_ACCOUNTS;

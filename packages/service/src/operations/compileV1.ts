@@ -19,6 +19,7 @@ import type { Address, Instruction, TransactionSigner } from '@solana/kit';
 import type { BlockhashLifetime, SimulationResult } from '../chain/types.ts';
 import { signatureFees } from '../plan/fees.ts';
 import { MAX_COMPUTE_UNIT_LIMIT, transactionInstructions, type PlannedTransaction, type TransactionParties } from '../plan/pack.ts';
+import { computeUnitPriceFor } from '../plan/priorityFee.ts';
 import { limitFromSimulation } from '../plan/pricing.ts';
 import {
   loadedAccountsDataLimitFor,
@@ -66,7 +67,7 @@ export function v1PriceFrom(
         };
   return {
     computeUnitLimit: limits.computeUnitLimit,
-    computeUnitPriceMicroLamports: (limits.priorityFeeLamports * 1_000_000n) / BigInt(limits.computeUnitLimit),
+    computeUnitPriceMicroLamports: computeUnitPriceFor(limits.priorityFeeLamports, limits.computeUnitLimit),
     feeLamports: v1Fee(signatures, limits.priorityFeeLamports),
     v1: limits,
   };

@@ -92,8 +92,8 @@ export interface AutoPriorityFeeInput {
  */
 export function autoPriorityFeeLamports(input: AutoPriorityFeeInput): bigint {
   const price = input.microLamportsPerComputeUnit < input.maxMicroLamportsPerComputeUnit ? input.microLamportsPerComputeUnit : input.maxMicroLamportsPerComputeUnit;
-  // Rounded up: a fee of one lamport less could price a transaction just below the chosen price.
-  let lamports = (price * BigInt(input.computeUnitsUpperBound) + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
+  // Rounded up, as the runtime charges a price over a limit: a fee of one lamport less could price a transaction just below the chosen price.
+  let lamports = priorityFeeCharged(price, input.computeUnitsUpperBound);
   for (const bound of [input.maxPriorityFeeLamports, input.netLossBoundLamports]) {
     if (bound !== null && lamports > bound) lamports = bound;
   }
