@@ -105,8 +105,8 @@ function requestArbitrary(routes: { url: string; methods: string[] }[]) {
   });
   const queryPair = fc.oneof(
     { weight: 4, arbitrary: fc.tuple(fc.constantFrom('n', 'n', 'format', 'mnemonic'), fc.constantFrom('1', '3', '100', 'keygen', '12')) },
-    fc.tuple(fc.constantFrom('n', 'mnemonic', 'prefix', 'suffix', 'ignoreCase', 'format', 'owner', 'withdrawExcess', 'burn'), fc.oneof(
-      fc.constantFrom('1', '2', '0', '-1', '1e3', '10001', '12', '24', 'keygen', 'true', 'A', '9z', '', '0x10', '007'),
+    fc.tuple(fc.constantFrom('n', 'mnemonic', 'prefix', 'suffix', 'ignoreCase', 'format', 'owner', 'withdrawExcess', 'burn', 'priorityFee', 'transactionVersions', 'signer'), fc.oneof(
+      fc.constantFrom('1', '2', '0', '-1', '1e3', '10001', '12', '24', 'keygen', 'true', 'A', '9z', '', '0x10', '007', 'auto', 'AUTO', 'legacy,0,1', '1,1', 'legacy,2', 'wallet'),
       keyText,
       junk,
     )),
@@ -120,7 +120,8 @@ function requestArbitrary(routes: { url: string; methods: string[] }[]) {
   const jsonBody = fc.record(
     {
       mint: fc.oneof(fc.constantFrom(...keys.map((k) => k.address)), junk, fc.integer(), keyText),
-      priorityFee: fc.oneof(fc.double({ noNaN: true }), fc.constantFrom(0, 0.001, 0.01, 1e-10, -1), junk),
+      priorityFee: fc.oneof(fc.double({ noNaN: true }), fc.constantFrom(0, 0.001, 0.01, 1e-10, -1, 'auto', 'AUTO', 'fast'), junk),
+      transactionVersions: fc.oneof(fc.array(fc.constantFrom<unknown>('legacy', 0, 1, 2, '1', null, 'v1'), { maxLength: 4 }), junk),
       userPrivateKey: fc.oneof(keyText, key.map((k) => [...k.secretKey]), junk, fc.integer()),
       owner: fc.oneof(fc.constantFrom(...keys.map((k) => k.address)), keyText),
       transactions: fc.array(fc.oneof(junk, fc.base64String({ maxLength: 200 })), { maxLength: 3 }),
