@@ -19,22 +19,9 @@ import { describe, it } from 'node:test';
 import type { Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { loadConfig } from '@cinder/service';
 import { createFundedSigner, createTestKey, getLamports, metricValue, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { PART_OWNERS } from '../../src/commands/fleetParts.ts';
-import { cinder, dir, secrets, t, url, useCliApp } from './cliFixture.ts';
-
-/** The limits a service has by default once it is given an RPC URL (a deployment), not the test app's raised ones. */
-function deploymentLimits() {
-  const deployment = loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' });
-  return {
-    rateLimit: deployment.rateLimit,
-    rateLimitStatusPerMin: deployment.rateLimitStatusPerMin,
-    rateLimitPreviewPerMin: deployment.rateLimitPreviewPerMin,
-    rateLimitOwnersPerMin: deployment.rateLimitOwnersPerMin,
-    maxOwnersPerRequest: deployment.maxOwnersPerRequest,
-  };
-}
+import { cinder, deploymentLimits, dir, secrets, t, url, useCliApp } from './cliFixture.ts';
 
 useCliApp('cinder-reclaim-fleet-parts-', { timeoutMs: 600_000, appConfig: deploymentLimits() });
 
