@@ -25,9 +25,9 @@ import type { StateTransaction } from './fleetRelay.ts';
  * - owners named, 10,000 a minute: 1,000, plus those prepared again;
  * - owners per request (MAX_OWNERS_PER_REQUEST), 1,000: a part is 200, so a fleet of any size can
  *   be prepared, where one prepare of all its wallets stops at 1,000;
- * - requests of any kind, 300 a minute: 5 prepares, about 25 relay requests (transactions sharing a
- *   relay token, 8 at most, go in one) and the status requests that follow what a relay left
- *   pending, one per relay request and 5 s of waiting: well under 100 in all;
+ * - requests of any kind, 300 a minute: 5 prepares and 25 relay requests (transactions sharing a
+ *   relay token, 8 at most, go in one): 30 in test/cli/reclaimFleet.test.ts, plus a status request
+ *   per relay request and 5 s for what a relay left pending;
  * - open connections per client, 128: at most RELAYS_AT_ONCE relays and one prepare at once.
  * The try-it mode's budgets (no SOLANA_RPC_URL) are far higher. A fleet past 2,000 wallets makes
  * more than 10 prepares in its first minute: the SDK waits out the 429 as the service says
@@ -78,9 +78,9 @@ export interface RoundSteps {
  * (landed, failed, or unable to land): what it returns can be judged whole.
  *
  * When a step fails (a transaction refused by the check, the service unreachable), no part is
- * prepared or signed after it, the relays already handed over are still followed to their end (so
- * the state file says what they did), then the error is thrown. `prepared` is told how many parts
- * the service had something for.
+ * signed after it (the next part's prepare may already be under way: it signs nothing), the relays
+ * already handed over are still followed to their end (so the state file says what they did), then
+ * the error is thrown. `prepared` is how many parts the service had something for.
  */
 export async function runRound(owners: readonly string[], partOwners: number, steps: RoundSteps): Promise<{ records: StateTransaction[]; prepared: number }> {
   const parts = partsOf(owners, partOwners);
@@ -94,8 +94,9 @@ export async function runRound(owners: readonly string[], partOwners: number, st
   try {
     for (const [index, part] of parts.entries()) {
       const answer = await next!;
-      next = index + 1 < parts.length ? steps.prepare(parts[index + 1]!) : null;
+      next = null;
       if (relayFailed) break;
+      next = index + 1 < parts.length ? steps.prepare(parts[index + 1]!) : null;
       if (answer === null || answer.transactions.length === 0) continue;
       prepared += 1;
       const signed = await steps.signAndRecord(answer, part, { index, of: parts.length });

@@ -76,7 +76,9 @@ describe('a fleet of 1,000 wallets with 0 SOL', () => {
     assert.equal(lamportsOfSol(reclaimSol), 2n * BigInt(WALLETS) * RENT, 'the preview states every rent');
 
     const preparesBefore = await metricValue(t, 'cinder_http_requests_total', 'route="/api/reclaim_rent/prepare",status="200"');
+    const requestsBefore = await metricValue(t, 'cinder_http_requests_total', 'route="/api/');
     const run = await cinder([...args, '--yes'], { url });
+    const requests = (await metricValue(t, 'cinder_http_requests_total', 'route="/api/')) - requestsBefore;
     assert.equal(run.code, 0, run.stdout.slice(-2000) + run.stderr.slice(-2000));
     const state = JSON.parse(await readFile(join(dir, 'fleet.keys.reclaim-state.json'), 'utf8')) as {
       transactions: { signature: string; owners: string[]; closedAccounts: string[]; feeLamports: string; status: string }[];
@@ -130,7 +132,7 @@ describe('a fleet of 1,000 wallets with 0 SOL', () => {
     assert.equal(owned, 0n, 'every wallet ends at 0');
     assert.match(run.stdout, new RegExp(`^${landed.length} transactions? landed in all \\(2000 accounts closed`, 'm'));
     test.diagnostic(
-      `1,000 wallets, 2,000 accounts: ${prepares} prepare requests, ${landed.length} transactions landed (${dropped.length} did nothing and were prepared again), ${fees} lamports of fees (previewed ${lamportsOfSol(feeSol)})`,
+      `1,000 wallets, 2,000 accounts: ${prepares} prepare requests of ${requests} requests in all, ${landed.length} transactions landed (${dropped.length} did nothing and were prepared again), ${fees} lamports of fees (previewed ${lamportsOfSol(feeSol)})`,
     );
   });
 });
