@@ -17,14 +17,14 @@
  *
  * Then the fleet (./anySizeFleet.ts): `cinder reclaim --keys-file F --fee-payer K --destination A
  * --yes` with 1,000 wallets of 0 SOL and 2 empty accounts each, at the same timing, beside its
- * baseline (one relay request at a time). `npm run bench:any-size -w @cinder/service -- wallet` or `-- fleet` runs one part
+ * baseline (one prepare of all the wallets, then the relays). `npm run bench:any-size -w @cinder/service -- wallet` or `-- fleet` runs one part
  * (the root `npm run bench:any-size` runs all of it, then the web page's part).
  */
 import { rpcResult, createSponsoredTestApp, createTestKey, startTestChain, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
 import { startRpcProxy } from '../test/chain/rpcProxy.ts';
-import { runFleet } from './anySizeFleet.ts';
+import { FLEET_VARIANTS, runFleet } from './anySizeFleet.ts';
 
 const SIZES = process.env.BENCH_SIZES ? process.env.BENCH_SIZES.split(',').map(Number) : [100, 1000, 5000];
 const CLUSTER_TIMING = { unknownMs: 400, processedUntilMs: 1200 };
@@ -82,9 +82,9 @@ if (part !== 'fleet') {
 if (part !== 'wallet') {
   const FLEET_WALLETS = 1000;
   console.log('\nfleet: cinder reclaim --keys-file (1,000 wallets of 0 SOL, 2 empty accounts each) --fee-payer --destination --yes');
-  console.log('relays                      wallets  transactions  did nothing  closed  fee (lamports)  command to last close');
-  for (const [name, relaysAtOnce] of [['together (the command)', undefined], ['baseline: one at a time', 1]] as const) {
-    const r = await runFleet(FLEET_WALLETS, CLUSTER_TIMING, relaysAtOnce);
+  console.log('prepares                    wallets  transactions  did nothing  closed  fee (lamports)  command to last close');
+  for (const [name, env] of FLEET_VARIANTS) {
+    const r = await runFleet(FLEET_WALLETS, CLUSTER_TIMING, env);
     console.log(
       `${name.padEnd(26)}  ${String(r.wallets).padStart(7)}  ${String(r.landed).padStart(12)}  ${String(r.dropped).padStart(11)}  ${String(r.closed).padStart(6)}  ${String(r.feeLamports).padStart(14)}  ${(r.ms / 1000).toFixed(2)} s`,
     );

@@ -6,9 +6,12 @@
  * 0.4 s and as processed until 1.2 s after it was sent). The time is from the command's start to its
  * exit, which comes once the last transaction has landed (it follows every one to its end).
  *
- * Measured twice in the same process, each on a fresh chain and fleet: the command as it is (its
- * relay groups RELAYS_AT_ONCE at a time), and the baseline, CINDER_RELAYS_AT_ONCE=1 (one relay
- * request at a time, each waiting for its landings before the next is sent).
+ * Measured twice in the same process, each on a fresh chain and fleet (FLEET_VARIANTS): the command
+ * as it is (the wallets prepared in parts of PART_OWNERS, each part relayed as soon as it is signed
+ * while the next is prepared), and the baseline, CINDER_FLEET_PART_OWNERS=1000 (one prepare request
+ * for all 1,000 wallets, then its relays, RELAYS_AT_ONCE at a time as in the command): the same
+ * command and relays, so that the difference is what preparing in parts and relaying while
+ * preparing saves.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -37,7 +40,13 @@ async function inBatches<T>(items: readonly T[], width: number, work: (item: T) 
   for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(work));
 }
 
-export async function runFleet(wallets: number, timing: { unknownMs: number; processedUntilMs: number }, relaysAtOnce?: number): Promise<FleetRun> {
+/** The rows of the fleet's figures: a name, and the environment the command runs with. */
+export const FLEET_VARIANTS: readonly (readonly [string, Readonly<Record<string, string>>])[] = [
+  ['in parts (the command)', {}],
+  ['baseline: one prepare', { CINDER_FLEET_PART_OWNERS: '1000' }],
+];
+
+export async function runFleet(wallets: number, timing: { unknownMs: number; processedUntilMs: number }, extraEnv: Readonly<Record<string, string>> = {}): Promise<FleetRun> {
   const chain = await startTestChain();
   const proxy = await startRpcProxy(chain.localnet.rpcUrl, { confirmation: timing });
   const t = await createTestApp({ logLevel: 'warn' }, { chain, chainAdapter: { rpcUrl: proxy.url } });
@@ -54,7 +63,7 @@ export async function runFleet(wallets: number, timing: { unknownMs: number; pro
     await writeFile(join(dir, 'payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
     const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const payerBefore = await getLamports(chain, feePayer.address);
-    const env = { PATH: process.env.PATH!, HOME: dir, CINDER_URL: url, ...(relaysAtOnce === undefined ? {} : { CINDER_RELAYS_AT_ONCE: String(relaysAtOnce) }) };
+    const env = { PATH: process.env.PATH!, HOME: dir, CINDER_URL: url, ...extraEnv };
 
     const started = performance.now();
     const run = await new Promise<{ code: number; stderr: string }>((resolve) => {

@@ -103,58 +103,91 @@ export interface RelayGroup {
   relayToken: string;
 }
 
+/** Relays groups, at most `atOnce` requests in flight however many parts hand theirs over. */
+export interface RelayPool {
+  /**
+   * Relays these groups as requests free up, in the order handed over, and settles each of their
+   * transactions; resolves once none of them can still land. Rejects (after the requests already
+   * under way have ended) when the service cannot be reached; the pool then takes no new group.
+   */
+  relay(groups: readonly RelayGroup[]): Promise<void>;
+}
+
 /**
- * Relays every group, `atOnce` requests at a time (RELAYS_AT_ONCE), each taking the next group as
- * soon as it is free, and settles each transaction: what the relay answered as landed at once,
- * what it left pending followed through the status route (settleAll) by the same worker, so that
- * when this returns nothing of these groups can still land.
+ * One pool for a whole job, so that the parts of a fleet prepared one after another share its
+ * bound on requests in flight (RELAYS_AT_ONCE) instead of each adding its own: the bound is what
+ * keeps one status request able to follow everything in flight and the client far below the
+ * service's open connections per client.
  *
  * A group the service refuses (any 4xx: it checks every transaction before it sends one, so
  * nothing of a refused request was sent) is `dropped`: its blockhash had expired by then (the
  * service simulates first, and a simulation with an expired blockhash fails), or a rule refused it;
  * either way it did nothing, and its wallets can be prepared again. A relay with no answer (the
- * network, or a 5xx after the SDK's retries) may have been sent: it is followed like a pending one.
+ * network, or a 5xx after the SDK's retries) may have been sent: it is followed like a pending one
+ * (settleAll), by the request's own slot, so that when relay() resolves nothing of its groups can
+ * still land.
  */
-export async function relayAll(
-  client: CinderClient,
-  groups: readonly RelayGroup[],
-  options: { atOnce: number; onSettled: (record: StateTransaction) => Promise<void> },
-): Promise<void> {
-  let next = 0;
-  /** Set when a worker fails (the service cannot be reached): the others take no new group, so the command stops with what is recorded. */
+export function createRelayPool(client: CinderClient, options: { atOnce: number; onSettled: (record: StateTransaction) => Promise<void> }): RelayPool {
+  let free = options.atOnce;
+  const queue: (() => void)[] = [];
+  /** Set when a request fails (the service cannot be reached): no new group is taken, so the command stops with what is recorded. */
   let stopped = false;
+  const acquire = () =>
+    free > 0
+      ? ((free -= 1), Promise.resolve())
+      : new Promise<void>((take) => {
+          queue.push(take);
+        });
+  const release = () => {
+    const next = queue.shift();
+    if (next) next();
+    else free += 1;
+  };
   const settle = async (record: StateTransaction, outcome: Outcome) => {
     record.status = outcome;
     await options.onSettled(record);
   };
-  async function worker(): Promise<void> {
-    while (next < groups.length && !stopped) {
-      const group = groups[next++]!;
-      let answer: Awaited<ReturnType<CinderClient['relay']>> | null = null;
-      try {
-        answer = await client.relay({ transactions: group.records.map((r) => r.wire), relayToken: group.relayToken });
-      } catch (error) {
-        if (error instanceof CinderApiError && error.status >= 400 && error.status < 500) {
-          for (const record of group.records) await settle(record, 'dropped');
-          continue;
-        }
-        // No answer: the relay may have sent them. Followed below (one unknown to the service is relayed again, same bytes).
+
+  async function relayGroup(group: RelayGroup): Promise<void> {
+    let answer: Awaited<ReturnType<CinderClient['relay']>> | null = null;
+    try {
+      answer = await client.relay({ transactions: group.records.map((r) => r.wire), relayToken: group.relayToken });
+    } catch (error) {
+      if (error instanceof CinderApiError && error.status >= 400 && error.status < 500) {
+        for (const record of group.records) await settle(record, 'dropped');
+        return;
       }
-      const waiting: StateTransaction[] = [];
-      for (const [k, record] of group.records.entries()) {
-        const reports = answer?.details?.transactions;
-        const report = reports?.find((r) => r.signature === record.signature) ?? reports?.[k];
-        const outcome = report ? outcomeOf(report.status, report.slot) : null;
-        if (outcome !== null) await settle(record, outcome);
-        else waiting.push(record);
-      }
-      await settleAll(client, waiting, options.onSettled);
+      // No answer: the relay may have sent them. Followed below (one unknown to the service is relayed again, same bytes).
     }
+    const waiting: StateTransaction[] = [];
+    for (const [k, record] of group.records.entries()) {
+      const reports = answer?.details?.transactions;
+      const report = reports?.find((r) => r.signature === record.signature) ?? reports?.[k];
+      const outcome = report ? outcomeOf(report.status, report.slot) : null;
+      if (outcome !== null) await settle(record, outcome);
+      else waiting.push(record);
+    }
+    await settleAll(client, waiting, options.onSettled);
   }
-  const guarded = () =>
-    worker().catch((error: unknown) => {
+
+  async function inTurn(group: RelayGroup): Promise<void> {
+    await acquire();
+    try {
+      // A group not sent because the pool stopped stays `sent` in the state: a resumed run settles it.
+      if (!stopped) await relayGroup(group);
+    } catch (error) {
       stopped = true;
       throw error;
-    });
-  await Promise.all(Array.from({ length: Math.min(options.atOnce, groups.length) }, guarded));
+    } finally {
+      release();
+    }
+  }
+
+  return {
+    async relay(groups) {
+      const ends = await Promise.allSettled(groups.map(inTurn));
+      const failure = ends.find((end) => end.status === 'rejected');
+      if (failure) throw failure.reason;
+    },
+  };
 }

@@ -5,11 +5,13 @@
  * checks and signs them here with the owners' keys and the fee payer's, and relays them
  * (POST /api/transactions). The keys never leave this machine and are never printed.
  *
- * The relay groups go out together, a bounded number at a time (./fleetRelay.ts), each transaction
- * followed until it landed or can no longer land. What did nothing (refused by the service, or its
- * blockhash expired before it landed) is prepared again for its wallets and relayed again, a few
- * rounds at most; a transaction is never relayed anew once its blockhash expired, and no wallet is
- * prepared again while a transaction of it may still land.
+ * The wallets are prepared in parts (./fleetParts.ts), each part relayed as soon as it is signed
+ * while the next is prepared; the relay groups of every part go out together, a bounded number at
+ * a time (./fleetRelay.ts), each transaction followed until it landed or can no longer land. What
+ * did nothing (refused by the service, or its blockhash expired before it landed) is prepared again
+ * for its wallets and relayed again once the whole round has settled, a few rounds at most; a
+ * transaction is never relayed anew once its blockhash expired, and no wallet is prepared again
+ * while a transaction of it may still land.
  *
  * Resumable without paying twice: a state file (no key in it: addresses, signatures and the signed
  * transactions, which are public once sent) records each transaction before it is relayed and its
@@ -47,7 +49,8 @@ import {
   write,
   type CommandContext,
 } from './context.ts';
-import { isSettled, RELAYS_AT_ONCE, relayAll, settleAll, type RelayGroup, type StateTransaction } from './fleetRelay.ts';
+import { partOwnersOf, runRound } from './fleetParts.ts';
+import { createRelayPool, isSettled, RELAYS_AT_ONCE, settleAll, type RelayGroup, type StateTransaction } from './fleetRelay.ts';
 import { readKey, signerOfKey, type KeyFileEntry } from './keys.ts';
 
 export const RECLAIM_MANY_HELP = `  reclaim --keys-file FILE --fee-payer KEYFILE --destination ADDRESS
@@ -204,6 +207,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   const priorityFee = priorityFeeOption(ctx, '0');
   const allowNetLoss = values['allow-net-loss'] === true ? true : undefined;
   const relaysAtOnce = relaysAtOnceOf(ctx);
+  const partOwners = partOwnersOf(ctx);
 
   // Every key is checked before anything is asked: a job must know all of its wallets, and a file
   // with several bad lines is told of every one at once (by number, never by text).
@@ -296,41 +300,54 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   let preparedAny = false;
   /** The last round's transactions that did nothing and were not prepared again (the rounds ran out). */
   let leftDropped: StateTransaction[] = [];
-  for (let round = 1; round <= MAX_ROUNDS && remaining.length > 0; round++) {
-    const prepared = await prepare(remaining);
-    if (prepared === null || prepared.transactions.length === 0) {
-      leftDropped = []; // what did nothing before has nothing left to do: its accounts are closed
-      break;
-    }
-    preparedAny = true;
-    await out(
-      `${round > 1 ? 'Prepared again (what the last round sent did nothing: refused, or expired before it landed): ' : ''}` +
-        `${remaining.length} wallet${remaining.length === 1 ? '' : 's'} in ${prepared.transactions.length} transaction${prepared.transactions.length === 1 ? '' : 's'}: ` +
-        `${sol(prepared.reclaimLamports)} SOL to ${destination}, fees ${sol(prepared.feeLamports)} SOL paid by ${feePayer}, net ${sol(prepared.netLamports, true)} SOL\n`,
-    );
-    const records = await signAll(prepared, new Set(remaining));
-    // Recorded (signature, owners, signed bytes) before any relay, so that a resumed run knows to wait for them.
-    state.transactions.push(...records);
-    await save();
-    const progress = await ctx.progress(records.length, 'transactions');
-    let done = 0;
-    try {
-      await relayAll(client, relayGroups(records), {
-        atOnce: relaysAtOnce,
-        onSettled: async () => {
+  const progress = await ctx.progress(remaining.length, 'wallets');
+  /** Wallets with a transaction settled this run, for the progress bar. */
+  const settledOwners = new Set<string>();
+  const pool = createRelayPool(client, {
+    atOnce: relaysAtOnce,
+    onSettled: async (record) => {
+      await save();
+      for (const owner of record.owners) settledOwners.add(owner);
+      progress.update(settledOwners.size);
+    },
+  });
+  try {
+    for (let round = 1; round <= MAX_ROUNDS && remaining.length > 0; round++) {
+      const { records, prepared } = await runRound(remaining, partOwners, {
+        prepare,
+        signAndRecord: async (answer, inPart, part) => {
+          await out(
+            `${round > 1 ? 'Prepared again (what the last round sent did nothing: refused, or expired before it landed): ' : ''}` +
+              `${part.of > 1 ? `part ${part.index + 1}/${part.of}: ` : ''}` +
+              `${inPart.length} wallet${inPart.length === 1 ? '' : 's'} in ${answer.transactions.length} transaction${answer.transactions.length === 1 ? '' : 's'}: ` +
+              `${sol(answer.reclaimLamports)} SOL to ${destination}, fees ${sol(answer.feeLamports)} SOL paid by ${feePayer}, net ${sol(answer.netLamports, true)} SOL\n`,
+          );
+          const signed = await signAll(answer, new Set(inPart));
+          // Recorded (signature, owners, signed bytes) before any relay, so that a resumed run knows to wait for them.
+          state.transactions.push(...signed);
           await save();
-          progress.update(++done);
+          return signed;
         },
+        relay: (signed) => pool.relay(relayGroups(signed)),
       });
-    } finally {
-      progress.stop();
+      if (prepared === 0) {
+        leftDropped = []; // what did nothing before has nothing left to do: its accounts are closed
+        break;
+      }
+      preparedAny = true;
+      // Every transaction of the round has settled: none can land any more. The wallets of those
+      // that did nothing are prepared again, all together in the next round rather than part by
+      // part: a wallet may be prepared again only once all of its transactions have settled (an
+      // owner's accounts may be split across two), and one round for every leftover makes the
+      // fewest prepare requests (each counts against the burn budget: ./fleetParts.ts). A wallet
+      // with a transaction that failed on chain is not (that cost a fee; whether to pay for
+      // another try is the person's choice: run the command again).
+      const failedOwners = new Set(records.filter((r) => r.status === 'failed').flatMap((r) => r.owners));
+      leftDropped = records.filter((r) => r.status === 'dropped');
+      remaining = [...new Set(leftDropped.flatMap((r) => r.owners))].filter((o) => !failedOwners.has(o));
     }
-    // Every transaction of the round has settled: none can land any more. The wallets of those that
-    // did nothing are prepared again, except a wallet with a transaction that failed on chain (that
-    // cost a fee; whether to pay for another try is the person's choice: run the command again).
-    const failedOwners = new Set(records.filter((r) => r.status === 'failed').flatMap((r) => r.owners));
-    leftDropped = records.filter((r) => r.status === 'dropped');
-    remaining = [...new Set(leftDropped.flatMap((r) => r.owners))].filter((o) => !failedOwners.has(o));
+  } finally {
+    progress.stop();
   }
 
   // 3. The job as a whole, from the state: every transaction this run or an earlier one sent.

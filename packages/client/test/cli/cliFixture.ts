@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { getBase58Decoder, type Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
 import { createTestApp, type TestApp } from '@cinder/testkit';
-import type { Config } from '@cinder/service';
+import { loadConfig, type Config } from '@cinder/service';
 import { createAta, createFundedSigner, createTestMint, mintTokens } from '@cinder/testkit';
 
 export const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
@@ -28,6 +28,21 @@ export let dir: string;
 export const secrets: string[] = [];
 
 const runner = { cinderUrl: false, timeoutMs: 60_000 };
+
+/**
+ * The limits a service has by default once it is given an RPC URL (a deployment), in place of the
+ * test app's raised ones: for the tests that show a job fits them.
+ */
+export function deploymentLimits(): Partial<Config> {
+  const deployment = loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' });
+  return {
+    rateLimit: deployment.rateLimit,
+    rateLimitStatusPerMin: deployment.rateLimitStatusPerMin,
+    rateLimitPreviewPerMin: deployment.rateLimitPreviewPerMin,
+    rateLimitOwnersPerMin: deployment.rateLimitOwnersPerMin,
+    maxOwnersPerRequest: deployment.maxOwnersPerRequest,
+  };
+}
 
 /**
  * Registers the calling file's hooks: the real app (t) listening on a free port (url) and a fresh

@@ -1,13 +1,15 @@
 /**
  * A fleet: `cinder reclaim --keys-file F --fee-payer K --destination A --yes` with 1,000 wallets of
  * 0 SOL, each holding one empty SPL Token account and one empty Token-2022 account. The real binary
- * against the real app and the embedded chain: the preview states what comes back and what it costs;
- * the job's first prepare states the same; all 2,000 accounts close, the destination receives
- * exactly what was stated, the fee payer pays exactly the stated fees of the transactions that
- * landed, and every wallet ends at 0. The relay groups go out together; with both cores busy some
- * may meet an expired blockhash, and are prepared again (reclaimFleetExpiry.test.ts forces that):
- * what did nothing is then unknown to the chain and cost nothing. How long it takes is a
- * benchmark's business (npm run bench:any-size), not this test's.
+ * against the real app and the embedded chain, the app with the default limits of a deployment (a
+ * service given an RPC URL), which refuse none of the job's requests: the preview states what comes
+ * back and what it costs; the job prepares the wallets in parts (src/commands/fleetParts.ts), one
+ * prepare request per part, and the parts together state the same rent; all 2,000 accounts close,
+ * the destination receives exactly what was stated, the fee payer pays exactly the stated fees of
+ * the transactions that landed, and every wallet ends at 0. The relay groups go out together; with
+ * both cores busy some may meet an expired blockhash, and are prepared again
+ * (reclaimFleetExpiry.test.ts forces that): what did nothing is then unknown to the chain and cost
+ * nothing. How long it takes is a benchmark's business (npm run bench:any-size), not this test's.
  *
  * Relied on (checked against the chain): an empty account of either program holds 2,039,280
  * lamports (165 bytes, rent-exempt); each transaction costs 5,000 lamports per signature.
@@ -19,10 +21,11 @@ import { describe, it } from 'node:test';
 import type { Address, Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { createFundedSigner, createTestKey, getLamports, writeEmptyTokenAccounts, type TestKey } from '@cinder/testkit';
-import { cinder, dir, secrets, t, url, useCliApp } from './cliFixture.ts';
+import { createFundedSigner, createTestKey, getLamports, metricValue, writeEmptyTokenAccounts, type TestKey } from '@cinder/testkit';
+import { PART_OWNERS } from '../../src/commands/fleetParts.ts';
+import { cinder, deploymentLimits, dir, secrets, t, url, useCliApp } from './cliFixture.ts';
 
-useCliApp('cinder-reclaim-fleet-', { timeoutMs: 1_200_000 });
+useCliApp('cinder-reclaim-fleet-', { timeoutMs: 1_200_000, appConfig: deploymentLimits() });
 
 const WALLETS = 1_000;
 const RENT = 2_039_280n;
@@ -72,17 +75,37 @@ describe('a fleet of 1,000 wallets with 0 SOL', () => {
     const [reclaimSol, plannedTransactions, feeSol] = [stated[1]!, stated[2]!, stated[3]!];
     assert.equal(lamportsOfSol(reclaimSol), 2n * BigInt(WALLETS) * RENT, 'the preview states every rent');
 
+    const preparesBefore = await metricValue(t, 'cinder_http_requests_total', 'route="/api/reclaim_rent/prepare",status="200"');
+    const requestsBefore = await metricValue(t, 'cinder_http_requests_total', 'route="/api/');
     const run = await cinder([...args, '--yes'], { url });
+    const requests = (await metricValue(t, 'cinder_http_requests_total', 'route="/api/')) - requestsBefore;
     assert.equal(run.code, 0, run.stdout.slice(-2000) + run.stderr.slice(-2000));
-    assert.match(
-      run.stdout,
-      new RegExp(`^1000 wallets in ${plannedTransactions} transactions: ${reclaimSol.replace('.', '\\.')} SOL to ${destination}, fees ${feeSol.replace('.', '\\.')} SOL paid by`, 'm'),
-      'the prepare states what the preview did',
-    );
-
     const state = JSON.parse(await readFile(join(dir, 'fleet.keys.reclaim-state.json'), 'utf8')) as {
       transactions: { signature: string; owners: string[]; closedAccounts: string[]; feeLamports: string; status: string }[];
     };
+
+    // The first round: one line per part of PART_OWNERS wallets, in order.
+    const parts = Math.ceil(WALLETS / PART_OWNERS);
+    const partLines = [...run.stdout.matchAll(new RegExp(`^part (\\d+)/${parts}: (\\d+) wallets in (\\d+) transactions: (\\S+) SOL to ${destination}, fees (\\S+) SOL paid by`, 'gm'))];
+    assert.deepEqual(
+      partLines.map((m) => [Number(m[1]), Number(m[2])]),
+      Array.from({ length: parts }, (_, i) => [i + 1, PART_OWNERS]),
+      run.stdout.slice(0, 2000),
+    );
+    assert.equal(partLines.reduce((sum, m) => sum + lamportsOfSol(m[4]!), 0n), lamportsOfSol(reclaimSol), 'the parts state the rent the preview did');
+    // A part's plan cannot carry the last transaction of the part before on into its own (the
+    // preview packs all the wallets as one), so the parts may take up to one transaction more per
+    // part after the first, never fewer.
+    const partTransactions = partLines.reduce((sum, m) => sum + Number(m[3]), 0);
+    assert.ok(partTransactions >= Number(plannedTransactions) && partTransactions <= Number(plannedTransactions) + parts - 1, `${partTransactions} transactions in parts, ${plannedTransactions} previewed`);
+    const firstRound = state.transactions.slice(0, partTransactions);
+    assert.equal(partLines.reduce((sum, m) => sum + lamportsOfSol(m[5]!), 0n), firstRound.reduce((sum, tx) => sum + BigInt(tx.feeLamports), 0n), 'each part states the fees of what it signed');
+    const preparedAgain = [...run.stdout.matchAll(/^Prepared again \(/gm)].length;
+    const prepares = (await metricValue(t, 'cinder_http_requests_total', 'route="/api/reclaim_rent/prepare",status="200"')) - preparesBefore;
+    assert.equal(prepares, parts + preparedAgain, 'one prepare request per part');
+    assert.equal(await metricValue(t, 'cinder_rate_limit_rejections_total'), 0, 'no request refused by a rate limit');
+    assert.doesNotMatch(run.stderr, /rate limited/);
+
     const landed = state.transactions.filter((tx) => tx.status === 'success');
     const dropped = state.transactions.filter((tx) => tx.status === 'dropped');
     assert.equal(landed.length + dropped.length, state.transactions.length, 'every transaction landed or did nothing');
@@ -108,6 +131,8 @@ describe('a fleet of 1,000 wallets with 0 SOL', () => {
     });
     assert.equal(owned, 0n, 'every wallet ends at 0');
     assert.match(run.stdout, new RegExp(`^${landed.length} transactions? landed in all \\(2000 accounts closed`, 'm'));
-    test.diagnostic(`1,000 wallets, 2,000 accounts: ${landed.length} transactions landed (${dropped.length} did nothing and were prepared again), ${fees} lamports of fees`);
+    test.diagnostic(
+      `1,000 wallets, 2,000 accounts: ${prepares} prepare requests of ${requests} requests in all, ${landed.length} transactions landed (${dropped.length} did nothing and were prepared again), ${fees} lamports of fees (previewed ${lamportsOfSol(feeSol)})`,
+    );
   });
 });
