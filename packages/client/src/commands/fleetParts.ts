@@ -9,8 +9,8 @@
  * part prepared while another part's transactions are still landing holds none of their accounts,
  * so preparing it cannot plan a close that an earlier transaction may still make.
  */
-import type { PrepareReclaimManyResponse } from '../index.ts';
-import type { CommandContext } from './context.ts';
+import type { PrepareReclaimManyResponse, ReclaimManyPreviewResponse } from '../index.ts';
+import { sol, type CommandContext } from './context.ts';
 import type { StateTransaction } from './fleetRelay.ts';
 
 /**
@@ -50,6 +50,37 @@ export function partOwnersOf(ctx: CommandContext): number {
   const n = Number(text);
   if (!/^[1-9][0-9]*$/.test(text) || n > MAX_PART_OWNERS) throw ctx.usage(`CINDER_FLEET_PART_OWNERS must be a whole number from 1 to ${MAX_PART_OWNERS}`);
   return n;
+}
+
+/**
+ * The priority fee, in SOL, of a request for `wallets` of a job of `jobWallets`, when the person
+ * gave `totalLamports` for the whole job (the API's priorityFee is a total, and so is the
+ * command's --priority-fee). Each preview and prepare request, part or round prepared again, asks
+ * for its wallets' share, rounded down: the parts together pay at most the total, never the total
+ * once per part; and a round prepared again asks only for the shares of the wallets whose
+ * transactions did nothing (and so paid nothing).
+ */
+export function priorityFeeShare(totalLamports: bigint, jobWallets: number, wallets: number): number {
+  return Number((totalLamports * BigInt(wallets)) / BigInt(jobWallets)) / 1e9;
+}
+
+/** The previews of a job's parts as one answer, as the service would state them for the whole job prepared in those parts. */
+export function mergePreviews(parts: readonly ReclaimManyPreviewResponse[]): ReclaimManyPreviewResponse {
+  if (parts.length === 1) return parts[0]!;
+  const sum = (pick: (p: ReclaimManyPreviewResponse) => string | number) => parts.reduce((total, p) => total + BigInt(pick(p)), 0n);
+  const totalReclaimable = sum((p) => p.totalReclaimableLamports);
+  const net = sum((p) => p.netLamports);
+  return {
+    owners: parts.flatMap((p) => p.owners),
+    totalReclaimableLamports: totalReclaimable.toString(),
+    totalReclaimableSol: sol(totalReclaimable),
+    transactions: Number(sum((p) => p.transactions)),
+    signatures: Number(sum((p) => p.signatures)),
+    feeLamports: sum((p) => p.feeLamports).toString(),
+    netLamports: net.toString(),
+    netSol: sol(net),
+    skippedAccounts: parts.flatMap((p) => p.skippedAccounts),
+  };
 }
 
 /** `owners` in consecutive parts of at most `size`, in order. */

@@ -49,7 +49,7 @@ import {
   write,
   type CommandContext,
 } from './context.ts';
-import { partOwnersOf, runRound } from './fleetParts.ts';
+import { mergePreviews, partOwnersOf, partsOf, priorityFeeShare, runRound } from './fleetParts.ts';
 import { createRelayPool, isSettled, RELAYS_AT_ONCE, settleAll, type RelayGroup, type StateTransaction } from './fleetRelay.ts';
 import { readKey, signerOfKey, type KeyFileEntry } from './keys.ts';
 
@@ -204,7 +204,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   }
   const destination = addressOption(ctx, '--destination', destinationText);
   const mints = mintListOption(ctx, 'mints');
-  const priorityFee = priorityFeeOption(ctx, '0');
+  const priorityFeeLamports = BigInt(Math.round(priorityFeeOption(ctx, '0') * 1e9)); // at most 9 decimals: exact
   const allowNetLoss = values['allow-net-loss'] === true ? true : undefined;
   const relaysAtOnce = relaysAtOnceOf(ctx);
   const partOwners = partOwnersOf(ctx);
@@ -232,7 +232,14 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   if (values.yes !== true) {
     // The versions its prepare takes (legacy and 0: its relay requests are sized for them), so the
     // preview states the transactions and fees that --yes then sends.
-    const preview = await client.previewReclaimMany({ owners, ...(mints ? { mints } : {}), priorityFee, transactionVersions: ['legacy', 0] });
+    // Previewed in the parts --yes prepares, each with its share of the priority fee: the
+    // transactions and fees stated are those it then sends.
+    const previews = [];
+    for (const part of partsOf(owners, partOwners)) {
+      const fee = priorityFeeShare(priorityFeeLamports, owners.length, part.length);
+      previews.push(await client.previewReclaimMany({ owners: part, ...(mints ? { mints } : {}), priorityFee: fee, transactionVersions: ['legacy', 0] }));
+    }
+    const preview = mergePreviews(previews);
     if (json) {
       await write(ctx.io.stdout, `${JSON.stringify(preview, null, 2)}\n`);
       return EXIT_CODES.OK;
@@ -251,6 +258,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   /** The service's plan for these owners, from the chain as it is now (null: nothing left to reclaim). */
   const prepare = async (forOwners: string[]): Promise<PrepareReclaimManyResponse | null> => {
     try {
+      const priorityFee = priorityFeeShare(priorityFeeLamports, owners.length, forOwners.length);
       return await client.prepareReclaimMany({ owners: forOwners, feePayer, destination, priorityFee, ...(mints ? { mints } : {}), ...(allowNetLoss ? { allowNetLoss } : {}) });
     } catch (error) {
       if (error instanceof CinderApiError && error.code === 'NOTHING_TO_RECLAIM') return null;

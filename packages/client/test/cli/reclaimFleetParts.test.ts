@@ -112,6 +112,42 @@ describe('a fleet larger than one part', () => {
     test.diagnostic(`${WALLETS} wallets: ${prepares} prepare requests, ${landed.length} transactions landed, ${dropped.length} did nothing and were prepared again`);
   });
 
+  it('shares a --priority-fee among its parts: the preview states the total once, and the fee payer pays it once, not once per part', async () => {
+    const PART = 2;
+    const WALLETS_OF_THREE_PARTS = 3 * PART;
+    const PRIORITY_LAMPORTS = 30_000n; // --priority-fee 0.00003: 10,000 for each part of 2 of the 6 wallets
+    const owners = await Promise.all(Array.from({ length: WALLETS_OF_THREE_PARTS }, () => createTestKey()));
+    for (const owner of owners) await writeEmptyTokenAccounts(t.chain, owner.address, 1, TOKEN_PROGRAM_ADDRESS);
+    const { signer: feePayer, secretKey } = await createFundedSigner(t.chain, 1_000_000_000n);
+    const destination = (await createTestKey()).address;
+    secrets.push(...owners.map((o) => o.base58SecretKey), JSON.stringify([...secretKey]));
+    await writeFile(join(dir, 'fee.keys'), owners.map((o) => o.base58SecretKey).join('\n') + '\n', { mode: 0o600 });
+    await writeFile(join(dir, 'fee.payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
+    const args = ['reclaim', '--keys-file', 'fee.keys', '--fee-payer', 'fee.payer.json', '--destination', destination, '--priority-fee', '0.00003'];
+    const env = { CINDER_FLEET_PART_OWNERS: String(PART) };
+
+    const preview = await cinder([...args, '--json'], { url, env });
+    assert.equal(preview.code, 0, preview.stderr);
+    const stated = JSON.parse(preview.stdout) as { owners: unknown[]; signatures: number; feeLamports: string; netLamports: string; totalReclaimableLamports: string };
+    assert.equal(stated.owners.length, WALLETS_OF_THREE_PARTS, 'the parts’ previews as one answer');
+    assert.equal(BigInt(stated.feeLamports), FEE_PER_SIGNATURE * BigInt(stated.signatures) + PRIORITY_LAMPORTS, 'the base fees and the priority fee once');
+    assert.equal(BigInt(stated.netLamports), BigInt(stated.totalReclaimableLamports) - BigInt(stated.feeLamports));
+
+    const payerBefore = await getLamports(t.chain, feePayer.address);
+    const run = await cinder([...args, '--yes'], { url, env });
+    assert.equal(run.code, 0, run.stdout.slice(-2000) + run.stderr.slice(-2000));
+    assert.equal([...run.stdout.matchAll(/^part \d+\/3: 2 wallets in /gm)].length, 3, run.stdout);
+    const { transactions } = JSON.parse(await readFile(join(dir, 'fee.keys.reclaim-state.json'), 'utf8')) as StateFile;
+    const landed = transactions.filter((tx) => tx.status === 'success');
+    const paid = payerBefore - (await getLamports(t.chain, feePayer.address));
+    assert.equal(paid, landed.reduce((sum, tx) => sum + BigInt(tx.feeLamports), 0n), 'the fee payer paid the stated fees of what landed');
+    const baseFees = landed.reduce((sum, tx) => sum + FEE_PER_SIGNATURE * BigInt(1 + tx.owners.length), 0n);
+    // What did nothing paid nothing, and its wallets' shares are asked for again: never more than the total.
+    assert.ok(paid - baseFees <= PRIORITY_LAMPORTS, `priority fees paid ${paid - baseFees}, at most the total`);
+    if (landed.length === transactions.length) assert.equal(paid, BigInt(stated.feeLamports), 'all landed at once: exactly what the preview stated');
+    assert.equal(await getLamports(t.chain, destination), BigInt(WALLETS_OF_THREE_PARTS) * RENT, 'every rent at the destination, once');
+  });
+
   it('stops at a part whose prepared transaction the check refuses: the parts before it landed, nothing of it or after it signed or relayed', async () => {
     const PART = 2;
     const owners = await Promise.all(Array.from({ length: 3 * PART }, () => createTestKey()));
