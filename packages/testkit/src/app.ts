@@ -12,6 +12,21 @@ import { startTestChain, type TestChain } from './localChain.ts';
 import type { Timing } from '@cinder/localnet';
 
 /** SERVER_SECRET of every app createTestApp builds (spawned servers that share a Redis with them use it too). */
+
+/**
+ * The limits a service has by default once it is given an RPC URL (a deployment), in place of the
+ * test app's raised ones: for the tests and benches that show a job fits them.
+ */
+export function deploymentLimits(): Partial<Config> {
+  const deployment = loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' });
+  return {
+    rateLimit: deployment.rateLimit,
+    rateLimitStatusPerMin: deployment.rateLimitStatusPerMin,
+    rateLimitPreviewPerMin: deployment.rateLimitPreviewPerMin,
+    rateLimitOwnersPerMin: deployment.rateLimitOwnersPerMin,
+    maxOwnersPerRequest: deployment.maxOwnersPerRequest,
+  };
+}
 export const TEST_SERVER_SECRET = 'cinder-test-server-secret-not-for-production';
 
 export interface TestApp {

@@ -13,8 +13,8 @@
  */
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { createSponsoredTestApp, writeEmptyTokenAccounts } from '@cinder/testkit';
-import { deploymentLimits, launchChromium, mainButton, newOwner, open, WAIT, type Suite } from '../test/harness.ts';
+import { createSponsoredTestApp, deploymentLimits, writeEmptyTokenAccounts } from '@cinder/testkit';
+import { launchChromium, mainButton, newOwner, open, WAIT, type Suite } from '../test/harness.ts';
 import { TEST_WALLET_NAME } from '../test/testWallet.ts';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,5000').split(',').map(Number);

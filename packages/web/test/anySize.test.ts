@@ -14,9 +14,9 @@ import { describe, it } from 'node:test';
 import type { Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { getLamports, writeEmptyTokenAccounts } from '@cinder/testkit';
+import { deploymentLimits, getLamports, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { sol } from '../src/format.ts';
-import { browserSuite, deploymentLimits, look, needBrowser, newOwner, open, reclaimAndWait, WAIT, type Suite } from './harness.ts';
+import { browserSuite, look, needBrowser, newOwner, open, reclaimAndWait, WAIT, type Suite } from './harness.ts';
 import { TEST_WALLET_NAME } from './testWallet.ts';
 
 const suite: Suite = browserSuite('any-size', { timing: 'validator', config: deploymentLimits() });

@@ -24,7 +24,7 @@ import {
   type Signature,
 } from '@solana/kit';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { loadConfig, type Config, type Sponsor } from '@cinder/service';
+import type { Config, Sponsor } from '@cinder/service';
 import {
   createFundedSigner,
   createSponsoredTestApp,
@@ -56,17 +56,6 @@ export interface Suite {
   funder: KeyPairSigner;
   workDir: string;
   screenshots: string;
-}
-
-/** The limits a service has by default once it is given an RPC URL (a deployment), not the test app's raised ones. */
-export function deploymentLimits(): Partial<Config> {
-  const deployment = loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' });
-  return {
-    rateLimit: deployment.rateLimit,
-    rateLimitStatusPerMin: deployment.rateLimitStatusPerMin,
-    rateLimitPreviewPerMin: deployment.rateLimitPreviewPerMin,
-    rateLimitOwnersPerMin: deployment.rateLimitOwnersPerMin,
-  };
 }
 
 /** Headless Chromium, or undefined where it is not installed. */

@@ -1,15 +1,15 @@
 // Shared setup of the CLI tests: the real app on a port of its own with a scratch directory, the `cinder` binary run as a program (checked never to print a key), funded token holders, and child commands.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { getBase58Decoder, type Address } from '@solana/kit';
 import { fetchMint } from '@solana-program/token';
-import { createTestApp, type TestApp } from '@cinder/testkit';
-import { loadConfig, type Config } from '@cinder/service';
+import { createTestApp, createTestKey, type TestApp, type TestKey } from '@cinder/testkit';
+import type { Config } from '@cinder/service';
 import { createAta, createFundedSigner, createTestMint, mintTokens } from '@cinder/testkit';
 
 export const BIN = fileURLToPath(new URL('../../bin/cinder.js', import.meta.url));
@@ -28,21 +28,6 @@ export let dir: string;
 export const secrets: string[] = [];
 
 const runner = { cinderUrl: false, timeoutMs: 60_000 };
-
-/**
- * The limits a service has by default once it is given an RPC URL (a deployment), in place of the
- * test app's raised ones: for the tests that show a job fits them.
- */
-export function deploymentLimits(): Partial<Config> {
-  const deployment = loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' });
-  return {
-    rateLimit: deployment.rateLimit,
-    rateLimitStatusPerMin: deployment.rateLimitStatusPerMin,
-    rateLimitPreviewPerMin: deployment.rateLimitPreviewPerMin,
-    rateLimitOwnersPerMin: deployment.rateLimitOwnersPerMin,
-    maxOwnersPerRequest: deployment.maxOwnersPerRequest,
-  };
-}
 
 /**
  * Registers the calling file's hooks: the real app (t) listening on a free port (url) and a fresh
@@ -81,6 +66,22 @@ export function cinder(args: string[], options: { env?: Record<string, string>; 
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * A fleet job's files in the file's directory: NAME.keys (the owners' keys, one per line) and
+ * NAME.payer.json (a fee payer funded with `lamports`, as a solana-keygen array), with a destination
+ * of its own. Every key is added to `secrets`, which no output of cinder() may contain.
+ */
+export async function writeFleetFiles(name: string, owners: readonly TestKey[], lamports: bigint) {
+  const { signer: feePayer, secretKey } = await createFundedSigner(t.chain, lamports);
+  const destination = (await createTestKey()).address;
+  secrets.push(...owners.map((o) => o.base58SecretKey), JSON.stringify([...secretKey]));
+  const keysFile = `${name}.keys`;
+  const payerFile = `${name}.payer.json`;
+  await writeFile(join(dir, keysFile), owners.map((o) => o.base58SecretKey).join('\n') + '\n', { mode: 0o600 });
+  await writeFile(join(dir, payerFile), JSON.stringify([...secretKey]), { mode: 0o600 });
+  return { feePayer, destination, keysFile, payerFile };
 }
 
 /** A funded owner of a fresh mint (6 decimals) holding `amount` of it; its key joins `secrets`. */

@@ -15,15 +15,15 @@
  * lamports (165 bytes, rent-exempt); each transaction costs 5,000 lamports per signature.
  */
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Address, Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { createFundedSigner, createTestKey, getLamports, metricValue, writeEmptyTokenAccounts, type TestKey } from '@cinder/testkit';
+import { createTestKey, deploymentLimits, getLamports, metricValue, writeEmptyTokenAccounts, type TestKey } from '@cinder/testkit';
 import { PART_OWNERS } from '../../src/commands/fleetParts.ts';
-import { cinder, deploymentLimits, dir, secrets, t, url, useCliApp } from './cliFixture.ts';
+import { cinder, dir, t, url, useCliApp, writeFleetFiles } from './cliFixture.ts';
 
 useCliApp('cinder-reclaim-fleet-', { timeoutMs: 1_200_000, appConfig: deploymentLimits() });
 
@@ -58,11 +58,7 @@ describe('a fleet of 1,000 wallets with 0 SOL', () => {
       await writeEmptyTokenAccounts(t.chain, owner.address, 1, TOKEN_PROGRAM_ADDRESS);
       await writeEmptyTokenAccounts(t.chain, owner.address, 1, TOKEN_2022_PROGRAM_ADDRESS);
     });
-    const { signer: feePayer, secretKey } = await createFundedSigner(t.chain, 10_000_000_000n);
-    const destination = (await createTestKey()).address;
-    secrets.push(...owners.map((o) => o.base58SecretKey), JSON.stringify([...secretKey]));
-    await writeFile(join(dir, 'fleet.keys'), owners.map((o) => o.base58SecretKey).join('\n') + '\n', { mode: 0o600 });
-    await writeFile(join(dir, 'fleet.payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
+    const { feePayer, destination } = await writeFleetFiles('fleet', owners, 10_000_000_000n);
     // Checked on the chain, not assumed: both programs' empty accounts hold the same rent.
     assert.equal(await accountsLeft(owners[0]!.address), 2);
     const payerBefore = await getLamports(t.chain, feePayer.address);

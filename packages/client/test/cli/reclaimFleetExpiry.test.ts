@@ -17,14 +17,14 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { createFundedSigner, createTestApp, createTestKey, getLamports, rpcResult, startTestChain, writeEmptyTokenAccounts, type TestApp } from '@cinder/testkit';
-import { cinder, dir, secrets, t, url, useCliApp } from './cliFixture.ts';
+import { createTestApp, createTestKey, getLamports, rpcResult, startTestChain, writeEmptyTokenAccounts, type TestApp } from '@cinder/testkit';
+import { cinder, dir, t, url, useCliApp, writeFleetFiles } from './cliFixture.ts';
 
 /** Slots the chain is moved on at the first send: more than a blockhash's 150 blocks and the relay's 32-block margin. */
 const WARP_SLOTS = 300;
@@ -89,11 +89,7 @@ describe('a fleet whose first prepare expires before it lands', () => {
       await writeEmptyTokenAccounts(t.chain, owner.address, 1, TOKEN_PROGRAM_ADDRESS);
       await writeEmptyTokenAccounts(t.chain, owner.address, 1, TOKEN_2022_PROGRAM_ADDRESS);
     }
-    const { signer: feePayer, secretKey } = await createFundedSigner(t.chain, 1_000_000_000n);
-    const destination = (await createTestKey()).address;
-    secrets.push(...owners.map((o) => o.base58SecretKey), JSON.stringify([...secretKey]));
-    await writeFile(join(dir, 'expiry.keys'), owners.map((o) => o.base58SecretKey).join('\n') + '\n', { mode: 0o600 });
-    await writeFile(join(dir, 'expiry.payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
+    const { feePayer, destination } = await writeFleetFiles('expiry', owners, 1_000_000_000n);
     const payerBefore = await getLamports(t.chain, feePayer.address);
 
     const run = await cinder(['reclaim', '--keys-file', 'expiry.keys', '--fee-payer', 'expiry.payer.json', '--destination', destination, '--yes'], { url });

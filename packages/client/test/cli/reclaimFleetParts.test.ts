@@ -19,15 +19,15 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { getAddressEncoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, type Address, type Signature } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { createFundedSigner, createTestKey, getLamports, metricValue, writeEmptyTokenAccounts } from '@cinder/testkit';
+import { createTestKey, deploymentLimits, getLamports, metricValue, writeEmptyTokenAccounts } from '@cinder/testkit';
 import { PART_OWNERS } from '../../src/commands/fleetParts.ts';
-import { cinder, deploymentLimits, dir, secrets, t, url, useCliApp } from './cliFixture.ts';
+import { cinder, dir, t, url, useCliApp, writeFleetFiles } from './cliFixture.ts';
 
 useCliApp('cinder-reclaim-fleet-parts-', { timeoutMs: 600_000, appConfig: deploymentLimits() });
 
@@ -52,11 +52,7 @@ describe('a fleet larger than one part', () => {
     await eachInBatches([...owners.entries()], 25, async ([i, owner]) => {
       await writeEmptyTokenAccounts(t.chain, owner.address, 1, i % 2 === 0 ? TOKEN_PROGRAM_ADDRESS : TOKEN_2022_PROGRAM_ADDRESS);
     });
-    const { signer: feePayer, secretKey } = await createFundedSigner(t.chain, 1_000_000_000n);
-    const destination = (await createTestKey()).address;
-    secrets.push(...owners.map((o) => o.base58SecretKey), JSON.stringify([...secretKey]));
-    await writeFile(join(dir, 'parts.keys'), owners.map((o) => o.base58SecretKey).join('\n') + '\n', { mode: 0o600 });
-    await writeFile(join(dir, 'parts.payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
+    const { feePayer, destination } = await writeFleetFiles('parts', owners, 1_000_000_000n);
     const payerBefore = await getLamports(t.chain, feePayer.address);
     const preparesBefore = await metricValue(t, 'cinder_http_requests_total', 'route="/api/reclaim_rent/prepare",status="200"');
 
@@ -118,11 +114,7 @@ describe('a fleet larger than one part', () => {
     const PRIORITY_LAMPORTS = 30_000n; // --priority-fee 0.00003: 10,000 for each part of 2 of the 6 wallets
     const owners = await Promise.all(Array.from({ length: WALLETS_OF_THREE_PARTS }, () => createTestKey()));
     for (const owner of owners) await writeEmptyTokenAccounts(t.chain, owner.address, 1, TOKEN_PROGRAM_ADDRESS);
-    const { signer: feePayer, secretKey } = await createFundedSigner(t.chain, 1_000_000_000n);
-    const destination = (await createTestKey()).address;
-    secrets.push(...owners.map((o) => o.base58SecretKey), JSON.stringify([...secretKey]));
-    await writeFile(join(dir, 'fee.keys'), owners.map((o) => o.base58SecretKey).join('\n') + '\n', { mode: 0o600 });
-    await writeFile(join(dir, 'fee.payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
+    const { feePayer, destination } = await writeFleetFiles('fee', owners, 1_000_000_000n);
     const args = ['reclaim', '--keys-file', 'fee.keys', '--fee-payer', 'fee.payer.json', '--destination', destination, '--priority-fee', '0.00003'];
     const env = { CINDER_FLEET_PART_OWNERS: String(PART) };
 
@@ -152,12 +144,8 @@ describe('a fleet larger than one part', () => {
     const PART = 2;
     const owners = await Promise.all(Array.from({ length: 3 * PART }, () => createTestKey()));
     for (const owner of owners) await writeEmptyTokenAccounts(t.chain, owner.address, 1, TOKEN_PROGRAM_ADDRESS);
-    const { secretKey } = await createFundedSigner(t.chain, 1_000_000_000n);
-    const destination = (await createTestKey()).address;
+    const { destination } = await writeFleetFiles('altered', owners, 1_000_000_000n);
     const elsewhere = (await createTestKey()).address;
-    secrets.push(...owners.map((o) => o.base58SecretKey), JSON.stringify([...secretKey]));
-    await writeFile(join(dir, 'altered.keys'), owners.map((o) => o.base58SecretKey).join('\n') + '\n', { mode: 0o600 });
-    await writeFile(join(dir, 'altered.payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
 
     const proxy = await alteringProxy(url, destination, elsewhere);
     try {
