@@ -63,6 +63,15 @@ export function positiveIntegerOption(ctx: CommandContext, text: string | undefi
   return Number(text);
 }
 
+/** The environment variable `name`, a whole number from 1 to `max`; unset or empty: `fallback`. */
+export function wholeNumberFromEnv(ctx: CommandContext, name: string, max: number, fallback: number): number {
+  const text = ctx.io.env[name];
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!/^[1-9][0-9]*$/.test(text) || n > max) throw ctx.usage(`${name} must be a whole number from 1 to ${max}`);
+  return n;
+}
+
 /**
  * The one status → exit-code rule, for one result or many (a row of a summary, a wallet of a keys
  * file): 1 when any failed (or met an error), else 3 when any is still pending (check again with

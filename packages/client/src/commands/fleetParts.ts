@@ -10,7 +10,7 @@
  * so preparing it cannot plan a close that an earlier transaction may still make.
  */
 import type { PrepareReclaimManyResponse, ReclaimManyPreviewResponse } from '../index.ts';
-import { sol, type CommandContext } from './context.ts';
+import { sol, wholeNumberFromEnv, type CommandContext } from './context.ts';
 import type { StateTransaction } from './fleetRelay.ts';
 
 /**
@@ -44,13 +44,7 @@ export const PART_OWNERS = 200;
  */
 export const MAX_PART_OWNERS = 1_000;
 
-export function partOwnersOf(ctx: CommandContext): number {
-  const text = ctx.io.env.CINDER_FLEET_PART_OWNERS;
-  if (text === undefined || text === '') return PART_OWNERS;
-  const n = Number(text);
-  if (!/^[1-9][0-9]*$/.test(text) || n > MAX_PART_OWNERS) throw ctx.usage(`CINDER_FLEET_PART_OWNERS must be a whole number from 1 to ${MAX_PART_OWNERS}`);
-  return n;
-}
+export const partOwnersOf = (ctx: CommandContext): number => wholeNumberFromEnv(ctx, 'CINDER_FLEET_PART_OWNERS', MAX_PART_OWNERS, PART_OWNERS);
 
 /**
  * The priority fee, in SOL, of a request for `wallets` of a job of `jobWallets`, when the person

@@ -46,6 +46,7 @@ import {
   sol,
   stringOption,
   table,
+  wholeNumberFromEnv,
   write,
   type CommandContext,
 } from './context.ts';
@@ -184,15 +185,9 @@ function relayGroups(records: readonly StateTransaction[]): RelayGroup[] {
 
 /**
  * CINDER_RELAYS_AT_ONCE (1 to RELAYS_AT_ONCE; unset: RELAYS_AT_ONCE): fewer relay requests at once,
- * for a service whose operator asks clients to go easy, and for the benchmark's one-at-a-time baseline.
+ * for a service whose operator asks clients to go easy.
  */
-function relaysAtOnceOf(ctx: CommandContext): number {
-  const text = ctx.io.env.CINDER_RELAYS_AT_ONCE;
-  if (text === undefined || text === '') return RELAYS_AT_ONCE;
-  const n = Number(text);
-  if (!/^[1-9][0-9]*$/.test(text) || n > RELAYS_AT_ONCE) throw ctx.usage(`CINDER_RELAYS_AT_ONCE must be a whole number from 1 to ${RELAYS_AT_ONCE}`);
-  return n;
-}
+const relaysAtOnceOf = (ctx: CommandContext): number => wholeNumberFromEnv(ctx, 'CINDER_RELAYS_AT_ONCE', RELAYS_AT_ONCE, RELAYS_AT_ONCE);
 
 export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, entries: readonly KeyFileEntry[]): Promise<number> {
   const { values } = ctx;

@@ -195,6 +195,12 @@ describe('cinder reclaim --keys-file --fee-payer --destination', () => {
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, message);
     }
+    // The environment's settings of the job's parts and relays: a whole number within their bound, or a usage error.
+    for (const [name, value, bound] of [['CINDER_FLEET_PART_OWNERS', '0', 1000], ['CINDER_FLEET_PART_OWNERS', '1001', 1000], ['CINDER_RELAYS_AT_ONCE', '17', 16], ['CINDER_RELAYS_AT_ONCE', '2.5', 16]] as const) {
+      const run = await cinder([...j.args, '--yes'], { url, env: { [name]: value } });
+      assert.equal(run.code, 2, `${name}=${value}: ${run.stderr}`);
+      assert.match(run.stderr, new RegExp(`${name} must be a whole number from 1 to ${bound}`));
+    }
     await writeFile(join(dir, 'bad.keys'), `${j.owners[0]!.base58SecretKey}\nnot a key\n`, { mode: 0o600 });
     const bad = await cinder(['reclaim', '--keys-file', 'bad.keys', '--fee-payer', 'three.payer.json', '--destination', j.destination, '--yes'], { url });
     assert.equal(bad.code, 1);
