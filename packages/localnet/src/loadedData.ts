@@ -19,6 +19,9 @@ const PROGRAM_STATE_TAG = 2;
 const addressDecoder = getAddressDecoder();
 
 function accountSize(chain: Chain, key: Address): number {
+  // A token program's account as last written (src/tokenIndex.ts) without asking LiteSVM again.
+  const indexed = chain.tokenIndex.written(key);
+  if (indexed) return TRANSACTION_ACCOUNT_BASE_SIZE + indexed.data.length;
   const account = chain.svm.getAccount(key);
   return TRANSACTION_ACCOUNT_BASE_SIZE + (account.exists ? account.data.length : 0);
 }

@@ -15,9 +15,9 @@ import {
 import { FailedTransactionMetadata, type TransactionMetadata, type SimulatedTransactionInfo } from 'litesvm';
 import type { Chain, InnerInstructionsJson, LoadedAddresses, ReturnDataJson, TokenBalanceJson } from './chain.ts';
 import { calculateFee, readComputeBudget } from './fees.ts';
-import { mintAmounts } from './accounts.ts';
+import { readAccount, type RawAccount } from './accounts.ts';
 import { loadedAccountsDataSize } from './loadedData.ts';
-import { decodeTokenAccount, isTokenProgram, uiTokenAmount } from './jsonParsed.ts';
+import { decodeTokenAccount, isTokenProgram, mintAmountContext, uiTokenAmount } from './jsonParsed.ts';
 import { transactionErrorMessage, transactionErrorToJson, type TransactionErrorJson } from './txErrors.ts';
 import { withBlockhash, type DecodedMessage, type WireTransaction } from './wire.ts';
 import { withBankDurableNonces } from './nonces.ts';
@@ -129,8 +129,12 @@ function feeReportedByLiteSvm(result: TransactionMetadata | FailedTransactionMet
  */
 const isUnsignedError = (err: unknown) => isSolanaError(err, SOLANA_ERROR__TRANSACTION__SIGNATURES_MISSING);
 
-/** LiteSVM's simulation of `wire`, with signature verification on or off. */
-function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean): SimulationResult {
+/**
+ * LiteSVM's simulation of `wire`, with signature verification on or off. `reportLoadedSize`: only
+ * simulateTransaction answers the loaded account data (a read of every key); a send's preflight
+ * reports 0 for it, as nothing reads it there.
+ */
+function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean, reportLoadedSize: boolean): SimulationResult {
   let result: SimulatedTransactionInfo | FailedTransactionMetadata;
   if (!sigVerify) chain.svm.withSigverify(false);
   try {
@@ -143,6 +147,8 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
   } finally {
     if (!sigVerify) chain.svm.withSigverify(true);
   }
+  const accountKeys = accountKeysFor(chain, wire.message);
+  const loadedSize = reportLoadedSize ? loadedAccountsDataSize(chain, wire.message, accountKeys) : 0;
   if (result instanceof FailedTransactionMetadata) {
     const meta = result.meta();
     return {
@@ -152,8 +158,8 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
       returnData: returnDataOf(meta),
       postAccounts: [],
       innerInstructions: innerInstructionsOf(meta),
-      accountKeys: accountKeysFor(chain, wire.message),
-      loadedAccountsDataSize: loadedAccountsDataSize(chain, wire.message, accountKeysFor(chain, wire.message)),
+      accountKeys,
+      loadedAccountsDataSize: loadedSize,
     };
   }
   const meta = result.meta();
@@ -170,8 +176,8 @@ function runSimulation(chain: Chain, wire: WireTransaction, sigVerify: boolean):
       executable: a.executable,
     })),
     innerInstructions: innerInstructionsOf(meta),
-    accountKeys: accountKeysFor(chain, wire.message),
-    loadedAccountsDataSize: loadedAccountsDataSize(chain, wire.message, accountKeysFor(chain, wire.message)),
+    accountKeys,
+    loadedAccountsDataSize: loadedSize,
   };
 }
 
@@ -191,7 +197,7 @@ export function simulateTransaction(
 function simulateChecked(chain: Chain, wire: WireTransaction, sigVerify: boolean): SimulationResult {
   if (!chain.isLifetimeValid(wire.message)) return rejected('BlockhashNotFound');
   if (chain.records.get(wire.signature)) return rejected('AlreadyProcessed');
-  return runSimulation(chain, wire, sigVerify);
+  return runSimulation(chain, wire, sigVerify, true);
 }
 
 function writableAccountsOf(message: DecodedMessage, loaded: LoadedAddresses): string[] {
@@ -203,20 +209,34 @@ function writableAccountsOf(message: DecodedMessage, loaded: LoadedAddresses): s
   return [...writable, ...loaded.writable];
 }
 
-function tokenBalances(chain: Chain, keys: readonly Address[]): TokenBalanceJson[] {
+/** Each key's account as LiteSVM holds it now: read once for both its balance and its token balance. */
+const lamportsOf = (account: RawAccount | null) => account?.lamports ?? 0n;
+
+function readKeys(chain: Chain, keys: readonly Address[]): (RawAccount | null)[] {
+  return keys.map((key) => readAccount(chain, key));
+}
+
+function tokenBalances(chain: Chain, keys: readonly Address[], accounts: readonly (RawAccount | null)[]): TokenBalanceJson[] {
+  // A mint among the keys is read with them (the transaction may write it); any other one this
+  // transaction does not write, so its last write (the token index) stands.
+  const mintAccount = (mint: Address) => {
+    const index = keys.indexOf(mint);
+    return index >= 0 ? accounts[index] : (chain.tokenIndex.written(mint) ?? readAccount(chain, mint));
+  };
   const balances: TokenBalanceJson[] = [];
-  keys.forEach((key, accountIndex) => {
-    const account = chain.svm.getAccount(key);
-    if (!account.exists || !isTokenProgram(account.programAddress)) return;
-    const token = decodeTokenAccount(account.data, account.programAddress);
+  keys.forEach((_, accountIndex) => {
+    const account = accounts[accountIndex];
+    if (!account || !isTokenProgram(account.owner)) return;
+    const token = decodeTokenAccount(account.data, account.owner);
     if (!token) return;
-    const mint = mintAmounts(chain, token.mint);
+    const mintStored = mintAccount(token.mint);
+    const mint = mintStored ? mintAmountContext(mintStored.data, mintStored.owner, BigInt(chain.blockTime)) : null;
     if (!mint) return;
     balances.push({
       accountIndex,
       mint: token.mint,
       owner: token.owner,
-      programId: account.programAddress,
+      programId: account.owner,
       uiTokenAmount: uiTokenAmount(token.amount, mint),
     });
   });
@@ -243,7 +263,7 @@ export function submitTransaction(chain: Chain, wire: WireTransaction, options: 
   if (!options.skipPreflight) {
     // Same order as the validator: sanitize, verify signatures, then simulate (whose first checks
     // are the blockhash age and the status cache).
-    const simulation = runSimulation(chain, wire, true);
+    const simulation = runSimulation(chain, wire, true, false);
     if (simulation.err !== null && SANITIZE_ERRORS.has(simulation.err)) {
       return { kind: 'invalid', message: `invalid transaction: ${transactionErrorMessage(simulation.err)}` };
     }
@@ -292,8 +312,7 @@ function executeTransaction(chain: Chain, wire: WireTransaction): SubmitOutcome 
   const message = wire.message;
   const loaded = chain.resolveLoadedAddresses(message) ?? { writable: [], readonly: [] };
   const keys = [...message.staticAccounts, ...loaded.writable, ...loaded.readonly];
-  const preBalances = keys.map((key) => chain.balanceOf(key));
-  const preTokenBalances = tokenBalances(chain, keys);
+  const before = readKeys(chain, keys);
   const fee = calculateFee(message);
 
   let result: TransactionMetadata | FailedTransactionMetadata;
@@ -325,6 +344,7 @@ function executeTransaction(chain: Chain, wire: WireTransaction): SubmitOutcome 
 
   const budget = readComputeBudget(message);
   const writableAccounts = writableAccountsOf(message, loaded);
+  const after = readKeys(chain, keys);
   chain.land(
     {
       signature: wire.signature,
@@ -332,10 +352,10 @@ function executeTransaction(chain: Chain, wire: WireTransaction): SubmitOutcome 
       blockTime: chain.blockTime,
       err,
       fee: chargedFee,
-      preBalances,
-      postBalances: keys.map((key) => chain.balanceOf(key)),
-      preTokenBalances,
-      postTokenBalances: tokenBalances(chain, keys),
+      preBalances: before.map(lamportsOf),
+      postBalances: after.map(lamportsOf),
+      preTokenBalances: tokenBalances(chain, keys, before),
+      postTokenBalances: tokenBalances(chain, keys, after),
       logs: includedByLiteSvm ? meta.logs() : [],
       computeUnitsConsumed: includedByLiteSvm ? meta.computeUnitsConsumed() : 0n,
       innerInstructions: includedByLiteSvm ? innerInstructionsOf(meta) : [],

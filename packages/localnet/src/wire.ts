@@ -3,7 +3,7 @@
  *
  * LiteSVM's native binding `unwrap()`s bincode deserialisation, so a malformed transaction that
  * reached it would abort the whole Node process. Everything is therefore decoded with @solana/kit
- * first and accepted only if re-encoding reproduces the exact input bytes (canonical form), the
+ * first and accepted only in canonical form (the bytes its re-encoding would give), the
  * version is one LiteSVM understands (legacy, 0, or 1), and no bytes are left over.
  *
  * Version 1 (SIMD-0385) is message-first: the 0x81 prefix, the message, then one 64-byte
@@ -16,13 +16,16 @@ import {
   getBase58Encoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
+  getEncodedSize,
   getCompiledTransactionMessageEncoder,
   getShortU16Decoder,
+  getShortU16Encoder,
   getTransactionDecoder,
   getTransactionEncoder,
   type Blockhash,
   type CompiledTransactionMessage,
   type CompiledTransactionMessageWithLifetime,
+  type Encoder,
   type LegacyCompiledTransactionMessage,
   type Transaction,
   type V0CompiledTransactionMessage,
@@ -126,11 +129,30 @@ function v1View(message: V1CompiledTransactionMessage & CompiledTransactionMessa
   return { ...message, instructions, config: v1ConfigOf(message) };
 }
 
+/**
+ * Whether `value`, decoded from `size` bytes, is in canonical form: its re-encoding would be the
+ * same bytes. Given every field present (decodeMessageExactly sees to the message's), only the
+ * lengths (shortvec, at most 65,535) can be written more than one way, and only longer; every other
+ * field has one form of its size (addresses and blockhashes are 32 bytes, whose base58
+ * round-trips exactly). So the form is canonical exactly when it is as short as the encoder would
+ * write it. Measured rather than re-encoded: re-encoding turns every address from base58 back into
+ * bytes (BigInt arithmetic), the costliest step of accepting a transaction.
+ */
+function isCanonicalSize<T>(encoder: Encoder<T>, value: T, size: number): boolean {
+  return getEncodedSize(value, encoder) === size;
+}
+
 function decodeMessageExactly(messageBytes: Uint8Array, kind: string): DecodedMessage {
   let message: CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
   let end: number;
+  // kit reads a length prefix missing at the end of the bytes as 0 (a v0 message without its lookup
+  // count decodes with no lookups), which the encoder would write and LiteSVM's bincode requires.
+  // Decoded with a zero byte after it, such a message reads that byte as the prefix and ends past
+  // its bytes; a whole message never reads it.
+  const padded = new Uint8Array(messageBytes.length + 1);
+  padded.set(messageBytes);
   try {
-    [message, end] = getCompiledTransactionMessageDecoder().read(messageBytes, 0);
+    [message, end] = getCompiledTransactionMessageDecoder().read(padded, 0);
   } catch (err) {
     throw new WireError(`failed to deserialize ${kind}: ${(err as Error).message}`);
   }
@@ -138,9 +160,8 @@ function decodeMessageExactly(messageBytes: Uint8Array, kind: string): DecodedMe
   if (version !== 'legacy' && version !== 0 && version !== 1) {
     throw new WireError(`failed to deserialize ${kind}: unsupported transaction version ${String(version)}`);
   }
-  if (end !== messageBytes.length) throw new WireError(`failed to deserialize ${kind}: trailing bytes`);
-  const reencoded = getCompiledTransactionMessageEncoder().encode(message);
-  if (!sameBytes(reencoded, messageBytes)) throw new WireError(`failed to deserialize ${kind}: non-canonical encoding`);
+  if (end < messageBytes.length) throw new WireError(`failed to deserialize ${kind}: trailing bytes`);
+  if (end > messageBytes.length || !isCanonicalSize(getCompiledTransactionMessageEncoder(), message, messageBytes.length)) throw new WireError(`failed to deserialize ${kind}: non-canonical encoding`);
   return message.version === 1 ? v1View(message) : message;
 }
 
@@ -209,7 +230,7 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction {
   if (bytes.length > PACKET_DATA_SIZE) throw tooLarge(TX_TYPE, bytes.length, PACKET_DATA_SIZE);
   const messageOffset = bytes.length - transaction.messageBytes.length;
   const message = decodeMessageExactly(new Uint8Array(transaction.messageBytes), TX_TYPE);
-  if (!sameBytes(getTransactionEncoder().encode(transaction), bytes)) {
+  if (!isCanonicalSize(getTransactionEncoder(), transaction, bytes.length)) {
     throw new WireError(`failed to deserialize ${TX_TYPE}: non-canonical encoding`);
   }
   const [signatureCount, signaturesStart] = getShortU16Decoder().read(bytes, 0);
@@ -228,26 +249,28 @@ export function decodeMessageText(encoded: string): DecodedMessage {
   return decodeMessageExactly(decodeText(encoded, 'base64', kind), kind);
 }
 
-/** The same transaction with another recent blockhash (simulateTransaction replaceRecentBlockhash). */
-export function withBlockhash(wire: WireTransaction, blockhash: Blockhash): WireTransaction {
-  const messageBytes = getCompiledTransactionMessageEncoder().encode({ ...wire.message, lifetimeToken: blockhash });
-  if (wire.message.version === 1) {
-    const signatures = wire.bytes.subarray(wire.bytes.length - wire.message.header.numSignerAccounts * SIGNATURE_SIZE);
-    const bytes = new Uint8Array(messageBytes.length + signatures.length);
-    bytes.set(messageBytes);
-    bytes.set(signatures, messageBytes.length);
-    return parseWireTransaction(bytes);
-  }
-  const bytes = new Uint8Array(wire.messageOffset + messageBytes.length);
-  bytes.set(wire.bytes.subarray(0, wire.messageOffset));
-  bytes.set(messageBytes, wire.messageOffset);
-  return parseWireTransaction(bytes);
+/** Where a message's recent blockhash starts: after the fields before it (version, header, and the addresses of legacy and v0). */
+function lifetimeTokenOffset(message: DecodedMessage): number {
+  if (message.version === 1) return 1 + 3 + 4; // version, header, config mask
+  const accounts = message.staticAccounts.length;
+  return (message.version === 0 ? 1 : 0) + 3 + getShortU16Encoder().getSizeFromValue(accounts) + 32 * accounts;
 }
 
-function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/**
+ * The same transaction with another recent blockhash (simulateTransaction replaceRecentBlockhash):
+ * its 32 bytes written over the old ones, which keeps the bytes canonical and every other field as
+ * decoded, so nothing is encoded or decoded again but the blockhash.
+ */
+export function withBlockhash(wire: WireTransaction, blockhash: Blockhash): WireTransaction {
+  const bytes = new Uint8Array(wire.bytes);
+  bytes.set(getBase58Encoder().encode(blockhash), wire.messageOffset + lifetimeTokenOffset(wire.message));
+  const messageBytes = bytes.subarray(wire.messageOffset, wire.messageOffset + wire.transaction.messageBytes.length);
+  return {
+    ...wire,
+    bytes,
+    transaction: { ...wire.transaction, messageBytes: messageBytes as unknown as Transaction['messageBytes'] },
+    message: { ...wire.message, lifetimeToken: blockhash },
+  };
 }
 
 /** All signatures in wire order, base58 (an unsigned slot is 64 zero bytes, "1111…"). */

@@ -6,6 +6,7 @@ import {
   address,
   appendTransactionMessageInstructions,
   AccountRole,
+  type Blockhash,
   createTransactionMessage,
   generateKeyPairSigner,
   getTransactionEncoder,
@@ -24,7 +25,7 @@ import { stringifyJson } from '../src/json.ts';
 import { uiAmountString } from '../src/jsonParsed.ts';
 import { simulateTransaction, submitTransaction } from '../src/transactions.ts';
 import { transactionErrorMessage } from '../src/txErrors.ts';
-import { parseWireTransaction, WireError } from '../src/wire.ts';
+import { parseWireTransaction, WireError, withBlockhash } from '../src/wire.ts';
 
 test('stringifyJson writes bigint as bare integers and otherwise matches JSON.stringify', () => {
   assert.equal(stringifyJson({ a: 18446744073709551615n, b: [1n, undefined, 'x'], c: undefined, d: null, e: 0.5 }), '{"a":18446744073709551615,"b":[1,null,"x"],"d":null,"e":0.5}');
@@ -51,6 +52,59 @@ test('error messages match the validator wording', () => {
   assert.equal(transactionErrorMessage({ InstructionError: [1, { Custom: 17 }] }), 'Error processing Instruction 1: custom program error: 0x11');
   assert.equal(transactionErrorMessage({ InstructionError: [0, 'InvalidAccountData'] }), 'Error processing Instruction 0: invalid account data for instruction');
   assert.equal(transactionErrorMessage('BlockhashNotFound'), 'Blockhash not found');
+});
+
+/**
+ * kit decodes a v0 message whose lookup count is missing at its end as one without lookups; LiteSVM's
+ * bincode needs that byte. A non-minimal length elsewhere (12 written as 0x8c 0x00) adds the byte back,
+ * so the pair has the size of a canonical message: refused all the same, as is each alone.
+ */
+test('a v0 message missing its lookup count is refused, even when a long length makes up its size', async () => {
+  const payer = await generateKeyPairSigner();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' as Blockhash, lastValidBlockHeight: 150n }, m),
+    (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: address('11111111111111111111111111111112'), amount: 1n })], m),
+  );
+  const bytes = new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message)));
+  assert.equal(parseWireTransaction(bytes).message.version, 0);
+  // The message ends with the transfer's data (its length 12, then 12 bytes) and the lookup count 0.
+  const lengthAt = bytes.length - 1 - 12 - 1;
+  assert.deepEqual([bytes[lengthAt], bytes.at(-1)], [12, 0]);
+  const withoutLookupCount = bytes.slice(0, -1);
+  const longLength = Uint8Array.from([...bytes.slice(0, lengthAt), 0x8c, 0x00, ...bytes.slice(lengthAt + 1)]);
+  const both = longLength.slice(0, -1);
+  assert.equal(both.length, bytes.length);
+  for (const [name, malformed] of Object.entries({ withoutLookupCount, longLength, both })) {
+    assert.throws(() => parseWireTransaction(malformed), (err: unknown) => err instanceof WireError && /non-canonical/.test(err.message), name);
+  }
+});
+
+test('withBlockhash gives what decoding the transaction with the other blockhash gives, in every version', async () => {
+  const payer = await generateKeyPairSigner();
+  const replacement = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi' as Blockhash;
+  for (const version of ['legacy', 0, 1] as const) {
+    const base = pipe(
+      createTransactionMessage({ version }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' as Blockhash, lastValidBlockHeight: 150n }, m),
+      (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: address('11111111111111111111111111111112'), amount: 1n })], m),
+    );
+    const message = version === 1 ? setTransactionMessageConfig({ computeUnitLimit: 200_000 }, base as typeof base & { version: 1 }) : base;
+    const wire = parseWireTransaction(new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(message))));
+    const replaced = withBlockhash(wire, replacement);
+    const decoded = parseWireTransaction(new Uint8Array(getTransactionEncoder().encode(await signTransactionMessageWithSigners(setTransactionMessageLifetimeUsingBlockhash({ blockhash: replacement, lastValidBlockHeight: 150n }, message)))));
+    assert.equal(replaced.message.lifetimeToken, replacement, String(version));
+    // The signatures stay those of the original; everything else is what the other blockhash gives.
+    assert.deepEqual(replaced.message, decoded.message, String(version));
+    assert.deepEqual(new Uint8Array(replaced.transaction.messageBytes), new Uint8Array(decoded.transaction.messageBytes), String(version));
+    const expectedBytes = new Uint8Array(wire.bytes);
+    expectedBytes.set(decoded.transaction.messageBytes, wire.messageOffset);
+    assert.deepEqual(replaced.bytes, expectedBytes, String(version));
+    assert.deepEqual(parseWireTransaction(replaced.bytes).message, replaced.message, String(version));
+    assert.equal(replaced.signature, wire.signature);
+  }
 });
 
 /**
