@@ -74,6 +74,7 @@ export function mergePreviews(parts: readonly ReclaimManyPreviewResponse[]): Rec
     netLamports: net.toString(),
     netSol: sol(net),
     skippedAccounts: parts.flatMap((p) => p.skippedAccounts),
+    priorityFeeLamports: sum((p) => p.priorityFeeLamports).toString(),
   };
 }
 
