@@ -3,6 +3,8 @@
  * of the cluster's recent fees for the accounts the job writes (src/chain/recentFees.ts), the
  * percentile and its bounds (src/plan/priorityFee.ts). The number it resolves to is what the
  * preview states, so a prepare made with that number plans the same fee and the same net.
+ * The read and the bounds are shared with the many-owner form (autoPriorityFeeMany.ts); the
+ * sponsor's bound is this form's alone.
  */
 import type { Address } from '@solana/kit';
 import { readRecentPriorityFees } from '../chain/recentFees.ts';

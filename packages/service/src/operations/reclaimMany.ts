@@ -43,13 +43,13 @@ import { landTransactions, overallStatus, type RecordSent } from './land.ts';
 import { skippedOf, type ManyResult, type ManySkippedAccount, type ManyTransactionReport } from './operationResult.ts';
 
 export type { ManyResult, ManySkippedAccount, ManyTransactionReport } from './operationResult.ts';
-
-/** A keyed reclaim's result, with the job's total priority fee asked for ("auto" resolved; what landed paid at most this). */
-export type ManyResultWithFee = ManyResult & { priorityFeeLamports: bigint };
 import { readWallets } from './readWallets.ts';
 import { classifySimulationError } from './simulationFailure.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
+
+/** A keyed reclaim's result, with the job's total priority fee asked for ("auto" resolved; what landed paid at most this). */
+export type ManyResultWithFee = ManyResult & { priorityFeeLamports: bigint };
 
 export interface ReclaimManyDeps {
   chain: ChainAdapter;
