@@ -4,14 +4,14 @@
  * field's forms, one getRecentPrioritizationFees per request (counted at a proxy in front of the
  * chain), the preview's resolved number and a prepare with it giving the same fees and net to the
  * lamport, a keyed reclaim that lands with the fee payer paying exactly the fees stated, the money
- * rule of the whole job, and the operator's cap.
+ * rule of the whole job (and of the owners that remain when one is left out), and the operator's cap.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPairSigner, getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import type { Config } from '../../src/config.ts';
 import { startRpcProxy, type RpcProxy } from '../chain/rpcProxy.ts';
-import { createFundedSigner, createTestApp, createTestMint, getLamports, rpcResult, startTestChain, type TestApp, type TestChain } from '@cinder/testkit';
+import { createFundedSigner, createTestApp, createTestMint, getLamports, mintTokens, rpcResult, startTestChain, type TestApp, type TestChain } from '@cinder/testkit';
 import { balancesOf, createEmptyWallets, sum, type ManyWallet } from './manyFixture.ts';
 
 /** The busy cluster's median price (µL/CU); a transaction below it waits 1,000 slots: it expires first. */
@@ -215,6 +215,48 @@ describe('priorityFee: "auto" on the many-owner doors, on a busy cluster', () =>
       assert.equal(lossy.statusCode, 200, lossy.body);
       assert.equal((lossy.json() as ManyFees).priorityFeeLamports, '5000000');
     } finally {
+      await idle();
+    }
+  });
+
+  it('an owner left out (its account changed before the simulation): "auto" is priced again for the owners that remain, within what they return', async () => {
+    const loose = await createTestApp({ autoPriorityFeeMaxMicroLamports: 10n ** 12n, maxPriorityFeeLamports: 5_000_000n } as Partial<Config>, {
+      chain,
+      chainAdapter: { rpcUrl: proxy.url },
+    });
+    apps.push(loose);
+    const [changing, steady] = await wallets(2, mints.slice(0, 1));
+    const feePayer = await createFundedSigner(chain, 1_000_000_000n);
+    const destination = (await generateKeyPairSigner()).address;
+    const rent = sum(await balancesOf(chain, steady!.accounts));
+    await busy(1_000_000_000);
+    // The recent fees are read before the first simulation: then the cluster calms and a token
+    // arrives in the account of `changing`, which the service read as empty.
+    let happened = false;
+    proxy.beforeForward(async (methods) => {
+      if (!happened && methods.includes('simulateTransaction')) {
+        happened = true;
+        await idle();
+        await mintTokens(chain, payer, mints[0]!.mint, changing!.accounts[0]!, 1n);
+      }
+    });
+    try {
+      const prepared = await post(loose, '/api/reclaim_rent/prepare', {
+        owners: ownersOf([changing!, steady!]),
+        feePayer: feePayer.signer.address,
+        destination,
+        priorityFee: 'auto',
+      });
+      assert.equal(prepared.statusCode, 200, prepared.body);
+      assert.equal(happened, true);
+      const body = prepared.json() as ManyFees & { transactions: { owners: string[] }[]; skippedAccounts: { address: string; code: string }[] };
+      assert.deepEqual(body.skippedAccounts.map((a) => [a.address, a.code]), [[changing!.accounts[0], 'TRANSACTION_REJECTED']]);
+      assert.deepEqual(body.transactions.map((tx) => tx.owners), [[steady!.signer.address]]);
+      // The money rule of the owner that remains (one transaction, two signatures), not of both (three signatures, two rents).
+      assert.equal(body.priorityFeeLamports, (rent - 10_000n).toString());
+      assert.equal(body.netLamports, '0');
+    } finally {
+      proxy.beforeForward(null);
       await idle();
     }
   });
