@@ -126,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<CinderApp> {
     locks: stores.locks,
     sponsorPolicy,
     recordPrepared: rateLimits.recordPrepared,
+    autoPriorityFee: { maxMicroLamports: deps.config.autoPriorityFeeMaxMicroLamports, maxPriorityFeeLamports: deps.config.maxPriorityFeeLamports },
   });
   const many = { config: deps.config, reclaimMany, serverSecret: stores.idempotencySecret };
   const previewSlots = createPreviewSlots(deps.config.previewsPerClient);

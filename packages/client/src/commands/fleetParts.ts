@@ -47,15 +47,16 @@ export const MAX_PART_OWNERS = 1_000;
 export const partOwnersOf = (ctx: CommandContext): number => wholeNumberFromEnv(ctx, 'CINDER_FLEET_PART_OWNERS', MAX_PART_OWNERS, PART_OWNERS);
 
 /**
- * The priority fee, in SOL, of a request for `wallets` of a job of `jobWallets`, when the person
- * gave `totalLamports` for the whole job (the API's priorityFee is a total, and so is the
+ * The priority fee, in lamports, of a request for `wallets` of a job of `jobWallets`, when the
+ * person gave `totalLamports` for the whole job (the API's priorityFee is a total, and so is the
  * command's --priority-fee). Each preview and prepare request, part or round prepared again, asks
  * for its wallets' share, rounded down: the parts together pay at most the total, never the total
  * once per part; and a round prepared again asks only for the shares of the wallets whose
- * transactions did nothing (and so paid nothing).
+ * transactions did nothing (and so paid nothing). With --priority-fee auto there is no total:
+ * each part's prepare asks for "auto" and the command signs no more than the answer states.
  */
-export function priorityFeeShare(totalLamports: bigint, jobWallets: number, wallets: number): number {
-  return Number((totalLamports * BigInt(wallets)) / BigInt(jobWallets)) / 1e9;
+export function priorityFeeShareLamports(totalLamports: bigint, jobWallets: number, wallets: number): bigint {
+  return (totalLamports * BigInt(wallets)) / BigInt(jobWallets);
 }
 
 /** The previews of a job's parts as one answer, as the service would state them for the whole job prepared in those parts. */
@@ -74,6 +75,7 @@ export function mergePreviews(parts: readonly ReclaimManyPreviewResponse[]): Rec
     netLamports: net.toString(),
     netSol: sol(net),
     skippedAccounts: parts.flatMap((p) => p.skippedAccounts),
+    priorityFeeLamports: sum((p) => p.priorityFeeLamports).toString(),
   };
 }
 

@@ -41,7 +41,7 @@ import {
   EXIT_CODES,
   exitCodeFor,
   mintListOption,
-  priorityFeeOption,
+  priorityFeeOrAutoOption,
   quotedUnlessKey,
   sol,
   stringOption,
@@ -50,7 +50,7 @@ import {
   write,
   type CommandContext,
 } from './context.ts';
-import { mergePreviews, partOwnersOf, partsOf, priorityFeeShare, runRound } from './fleetParts.ts';
+import { mergePreviews, partOwnersOf, partsOf, priorityFeeShareLamports, runRound } from './fleetParts.ts';
 import { createRelayPool, isSettled, RELAYS_AT_ONCE, settleAll, type RelayGroup, type StateTransaction } from './fleetRelay.ts';
 import { readKey, signerOfKey, type KeyFileEntry } from './keys.ts';
 
@@ -60,12 +60,18 @@ export const RECLAIM_MANY_HELP = `  reclaim --keys-file FILE --fee-payer KEYFILE
                              preview. With --yes: prepared by the server, signed here (keys never leave this
                              machine), relayed; an interrupted run resumes where it stopped, never paying twice
       [--mints MINT,...]       also burn the balances of these mints and close their accounts
-      [--priority-fee SOL] [--allow-net-loss] [--json]
+      [--priority-fee SOL|auto] [--allow-net-loss] [--json]
+                             SOL: the job's total, each part asking for its wallets' share; auto: each part's
+                             prepare resolves it from the cluster's recent fees and states it before anything is
+                             signed (the preview states what auto resolves to now); never more than stated is signed
       [--state FILE]           where the job's progress is kept (default: FILE.reclaim-state.json; no key in it)
 `;
 
 const TOKEN_PROGRAMS = new Set(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']);
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
+/** Compute-budget instructions: SetComputeUnitLimit (u32 units), SetComputeUnitPrice (u64 micro-lamports per unit). */
+const SET_COMPUTE_UNIT_LIMIT = 2;
+const SET_COMPUTE_UNIT_PRICE = 3;
 /** SPL Token instructions (the same in Token-2022) a reclaim may hold: Burn, CloseAccount, BurnChecked. */
 const BURN = 8;
 const CLOSE_ACCOUNT = 9;
@@ -140,13 +146,17 @@ function stateSaver(path: string, state: JobState): () => Promise<void> {
  * signature but the fee payer's and the owners', and it holds nothing but compute-budget
  * instructions, burns of the mints asked for, and closes that pay the destination. A service that
  * sent anything else (a transfer from the fee payer, a close to another address) is refused.
+ * Returns the fee the fee payer pays for it, read from the message itself (5,000 lamports per
+ * signature and the priority fee its compute budget charges): the caller holds it to what the
+ * service stated and to the priority fee asked for, so the fee payer never pays more than the
+ * answer it printed.
  */
 export function checkTransaction(
   ctx: CommandContext,
   index: number,
   messageBytes: Transaction['messageBytes'],
   expected: { feePayer: string; destination: string; owners: ReadonlySet<string>; mints: ReadonlySet<string> },
-): void {
+): { feeLamports: bigint; priorityFeeLamports: bigint } {
   const refuse = (why: string) => ctx.fail(`prepared transaction ${index + 1} was not signed: ${why}`);
   const message = getCompiledTransactionMessageDecoder().decode(messageBytes);
   const accounts = message.staticAccounts as readonly string[];
@@ -156,11 +166,18 @@ export function checkTransaction(
   for (const signer of accounts.slice(1, message.header.numSignerAccounts)) {
     if (!expected.owners.has(signer)) throw refuse(`it asks ${signer} to sign, which is not a wallet of the keys file`);
   }
+  let limit: number | null = null;
+  let price = 0n;
   for (const instruction of message.instructions) {
     const program = accounts[instruction.programAddressIndex];
     const data = instruction.data ?? new Uint8Array();
     const at = (i: number) => accounts[instruction.accountIndices?.[i] ?? -1];
-    if (program === COMPUTE_BUDGET) continue;
+    if (program === COMPUTE_BUDGET) {
+      const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+      if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.byteLength >= 5) limit = view.getUint32(1, true);
+      else if (data[0] === SET_COMPUTE_UNIT_PRICE && data.byteLength >= 9) price = view.getBigUint64(1, true);
+      continue;
+    }
     if (!program || !TOKEN_PROGRAMS.has(program)) throw refuse(`it calls the program ${program}`);
     if (data[0] === CLOSE_ACCOUNT) {
       if (at(1) !== expected.destination) throw refuse(`it closes an account to ${at(1)}, not to the destination`);
@@ -170,6 +187,11 @@ export function checkTransaction(
       throw refuse(`it holds a token instruction other than burn or close (${data[0]})`);
     }
   }
+  // The runtime's default limit depends on the instructions; the service always sets one with a price.
+  if (price > 0n && limit === null) throw refuse('it sets a compute-unit price without a compute-unit limit');
+  // What the runtime charges: ceil(price × limit / 1e6) lamports of priority fee.
+  const priorityFeeLamports = (price * BigInt(limit ?? 0) + 999_999n) / 1_000_000n;
+  return { feeLamports: 5_000n * BigInt(message.header.numSignerAccounts) + priorityFeeLamports, priorityFeeLamports };
 }
 
 /** The signed transactions grouped for relay: those sharing a relayToken (at most 8, in order) go in one request. */
@@ -199,7 +221,11 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   }
   const destination = addressOption(ctx, '--destination', destinationText);
   const mints = mintListOption(ctx, 'mints');
-  const priorityFeeLamports = BigInt(Math.round(priorityFeeOption(ctx, '0') * 1e9)); // at most 9 decimals: exact
+  const priorityFeeAsked = priorityFeeOrAutoOption(ctx, '0');
+  const auto = priorityFeeAsked === 'auto';
+  const priorityFeeLamports = auto ? 0n : BigInt(Math.round(priorityFeeAsked * 1e9)); // at most 9 decimals: exact
+  /** The priority fee a request for `wallets` of the job asks for: "auto", or their share of the job's total (./fleetParts.ts). */
+  const priorityFeeFor = (wallets: number): number | 'auto' => (auto ? 'auto' : Number(priorityFeeShareLamports(priorityFeeLamports, owners.length, wallets)) / 1e9);
   const allowNetLoss = values['allow-net-loss'] === true ? true : undefined;
   const relaysAtOnce = relaysAtOnceOf(ctx);
   const partOwners = partOwnersOf(ctx);
@@ -231,8 +257,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
     // transactions and fees stated are those it then sends.
     const previews = [];
     for (const part of partsOf(owners, partOwners)) {
-      const fee = priorityFeeShare(priorityFeeLamports, owners.length, part.length);
-      previews.push(await client.previewReclaimMany({ owners: part, ...(mints ? { mints } : {}), priorityFee: fee, transactionVersions: ['legacy', 0] }));
+      previews.push(await client.previewReclaimMany({ owners: part, ...(mints ? { mints } : {}), priorityFee: priorityFeeFor(part.length), transactionVersions: ['legacy', 0] }));
     }
     const preview = mergePreviews(previews);
     if (json) {
@@ -244,6 +269,7 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
     await out(
       `${owners.length} wallet${owners.length === 1 ? '' : 's'}: ${sol(preview.totalReclaimableLamports)} SOL to ${destination} in ${preview.transactions} ` +
         `transaction${preview.transactions === 1 ? '' : 's'}; fees ${sol(preview.feeLamports)} SOL paid by ${feePayer}; net ${sol(preview.netLamports, true)} SOL\n` +
+        `${auto ? `priority fee ${sol(preview.priorityFeeLamports)} SOL (auto: from the cluster's recent fees now; --yes resolves it again as it prepares each part, and states it before signing)\n` : ''}` +
         `${preview.skippedAccounts.length > 0 ? `skipped: ${preview.skippedAccounts.length} account(s) (${[...new Set(preview.skippedAccounts.map((s) => s.code))].join(', ')})\n` : ''}` +
         'Nothing was sent. To reclaim these wallets, run the same command with --yes.\n',
     );
@@ -253,20 +279,36 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
   /** The service's plan for these owners, from the chain as it is now (null: nothing left to reclaim). */
   const prepare = async (forOwners: string[]): Promise<PrepareReclaimManyResponse | null> => {
     try {
-      const priorityFee = priorityFeeShare(priorityFeeLamports, owners.length, forOwners.length);
+      const priorityFee = priorityFeeFor(forOwners.length);
       return await client.prepareReclaimMany({ owners: forOwners, feePayer, destination, priorityFee, ...(mints ? { mints } : {}), ...(allowNetLoss ? { allowNetLoss } : {}) });
     } catch (error) {
       if (error instanceof CinderApiError && error.code === 'NOTHING_TO_RECLAIM') return null;
       throw error;
     }
   };
-  /** Each prepared transaction checked (checkTransaction), then signed here by the keys it names. */
+  /**
+   * Every prepared transaction of a part checked (checkTransaction) before any is signed, then each
+   * signed here by the keys it names. The money rule, from the messages themselves: no transaction
+   * charges the fee payer more than the fee stated for it, and the part's priority fees together are
+   * at most what it asked for (its share of the job's total) or, with "auto", what the answer states
+   * it resolved to, the figure printed for the part.
+   */
   const signAll = (prepared: PrepareReclaimManyResponse, forOwners: ReadonlySet<string>): Promise<StateTransaction[]> => {
     const expected = { feePayer, destination, owners: forOwners, mints: new Set(mints ?? []) };
+    const decoded = prepared.transactions.map((t) => getTransactionDecoder().decode(getBase64Encoder().encode(t.transaction)));
+    let priorityFees = 0n;
+    for (const [i, transaction] of decoded.entries()) {
+      const charged = checkTransaction(ctx, i, transaction.messageBytes, expected);
+      if (charged.feeLamports > BigInt(prepared.transactions[i]!.feeLamports)) {
+        throw ctx.fail(`prepared transaction ${i + 1} was not signed: it would charge the fee payer ${sol(charged.feeLamports)} SOL, more than the ${sol(prepared.transactions[i]!.feeLamports)} SOL stated`);
+      }
+      priorityFees += charged.priorityFeeLamports;
+    }
+    const allowed = auto ? BigInt(prepared.priorityFeeLamports) : priorityFeeShareLamports(priorityFeeLamports, owners.length, forOwners.size);
+    if (priorityFees > allowed) throw ctx.fail(`the prepared transactions were not signed: their priority fees are ${sol(priorityFees)} SOL, more than the ${sol(allowed)} SOL asked for`);
     return Promise.all(
       prepared.transactions.map(async (t, i): Promise<StateTransaction> => {
-        const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(t.transaction));
-        checkTransaction(ctx, i, transaction.messageBytes, expected);
+        const transaction = decoded[i]!;
         const keys = t.signers.map((address) => (address === feePayer ? feePayerSigner : signers.get(address)));
         if (keys.some((k) => k === undefined)) throw ctx.fail(`prepared transaction ${i + 1} asks for a signature of a wallet not in the keys file`);
         const signed = await partiallySignTransaction(keys.map((k) => k!.keyPair), transaction);
@@ -323,7 +365,8 @@ export async function reclaimManyCommand(ctx: CommandContext, keysFile: string, 
             `${round > 1 ? 'Prepared again (what the last round sent did nothing: refused, or expired before it landed): ' : ''}` +
               `${part.of > 1 ? `part ${part.index + 1}/${part.of}: ` : ''}` +
               `${inPart.length} wallet${inPart.length === 1 ? '' : 's'} in ${answer.transactions.length} transaction${answer.transactions.length === 1 ? '' : 's'}: ` +
-              `${sol(answer.reclaimLamports)} SOL to ${destination}, fees ${sol(answer.feeLamports)} SOL paid by ${feePayer}, net ${sol(answer.netLamports, true)} SOL\n`,
+              `${sol(answer.reclaimLamports)} SOL to ${destination}, fees ${sol(answer.feeLamports)} SOL paid by ${feePayer}, net ${sol(answer.netLamports, true)} SOL` +
+              `${auto ? ` (priority fee ${sol(answer.priorityFeeLamports)} SOL, auto)` : ''}\n`,
           );
           const signed = await signAll(answer, new Set(inPart));
           // Recorded (signature, owners, signed bytes) before any relay, so that a resumed run knows to wait for them.

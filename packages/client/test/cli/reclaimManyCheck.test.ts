@@ -19,7 +19,7 @@ import {
   type Blockhash,
   type Instruction,
 } from '@solana/kit';
-import { getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getBurnCheckedInstruction, getCloseAccountInstruction } from '@solana-program/token';
 import type { CommandContext } from '../../src/commands/context.ts';
@@ -55,5 +55,20 @@ describe('cinder reclaim (many wallets): what is signed', () => {
       [feePayer!.address, [close(destination!.address, stranger!)], new RegExp(`asks ${stranger!.address} to sign, which is not a wallet of the keys file`)],
     ];
     for (const [payer, instructions, why] of refused) assert.throws(check(payer, instructions), (error: Error) => /^prepared transaction 1 was not signed: /.test(error.message) && why.test(error.message));
+  });
+
+  it('reads the fee the fee payer would pay from the message: 5,000 lamports per signature and the priority fee its compute budget charges', async () => {
+    const [feePayer, owner, destination, account] = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()));
+    const expected = { feePayer: feePayer!.address, destination: destination!.address, owners: new Set([owner!.address]), mints: new Set<string>() };
+    const close = getCloseAccountInstruction({ account: account!.address, destination: destination!.address, owner: owner! });
+    const check = (instructions: Instruction[]) => checkTransaction(ctx, 0, messageOf(feePayer!.address, instructions), expected);
+    // 30,000 units at 1,000,001 µL: 30,000.03 lamports, charged rounded up as the runtime does.
+    assert.deepEqual(check([getSetComputeUnitLimitInstruction({ units: 30_000 }), getSetComputeUnitPriceInstruction({ microLamports: 1_000_001n }), close]), {
+      feeLamports: 2n * 5_000n + 30_001n,
+      priorityFeeLamports: 30_001n,
+    });
+    assert.deepEqual(check([getSetComputeUnitLimitInstruction({ units: 30_000 }), close]), { feeLamports: 10_000n, priorityFeeLamports: 0n });
+    // A price with the runtime's default limit would charge what the message does not say: refused.
+    assert.throws(() => check([getSetComputeUnitPriceInstruction({ microLamports: 1n }), close]), /a compute-unit price without a compute-unit limit/);
   });
 });

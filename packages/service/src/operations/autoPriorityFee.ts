@@ -3,6 +3,8 @@
  * of the cluster's recent fees for the accounts the job writes (src/chain/recentFees.ts), the
  * percentile and its bounds (src/plan/priorityFee.ts). The number it resolves to is what the
  * preview states, so a prepare made with that number plans the same fee and the same net.
+ * The read and the bounds are shared with the many-owner form (autoPriorityFeeMany.ts); the
+ * sponsor's bound is this form's alone.
  */
 import type { Address } from '@solana/kit';
 import { readRecentPriorityFees } from '../chain/recentFees.ts';
@@ -31,30 +33,56 @@ export interface AutoPriorityFeeJob {
   sponsor: { address: Address; maxFeeLamports: bigint } | null;
 }
 
+/** The accounts a job's closes write besides its payers: every account that closes, and each mint burned or harvested. */
+export function accountsWrittenBy(sending: readonly AccountAction[]): Address[] {
+  const written: Address[] = [];
+  for (const action of sending) {
+    written.push(action.account.address);
+    if (action.action === 'burn_and_close' || action.harvest) written.push(action.account.mint);
+  }
+  return written;
+}
+
+/** The recent price "auto" pays (micro-lamports per compute unit) for these accounts written: one getRecentPrioritizationFees. */
+export async function recentAutoPrice(chain: ChainAdapter, written: readonly Address[], deadline: number): Promise<bigint> {
+  return recentFeePercentile(await readRecentPriorityFees(chain, written, deadline));
+}
+
+/**
+ * The shared rule of both forms: the price over the compute units of the closes, within the
+ * operator's bounds and the money rule (what the closes return less `baseFees`, unless the caller
+ * accepted a loss). The one-owner form then applies the sponsor's bound; the many-owner form has no sponsor.
+ */
+export function autoFeeWithinBounds(
+  price: bigint,
+  sending: readonly AccountAction[],
+  computeUnits: number,
+  baseFees: bigint,
+  allowNetLoss: boolean,
+  bounds: AutoPriorityFeeBounds,
+): bigint {
+  const returns = sending.reduce((sum, a) => sum + a.returnsLamports, 0n);
+  return autoPriorityFeeLamports({
+    microLamportsPerComputeUnit: price,
+    computeUnitsUpperBound: computeUnits,
+    maxMicroLamportsPerComputeUnit: bounds.maxMicroLamports,
+    maxPriorityFeeLamports: bounds.maxPriorityFeeLamports,
+    netLossBoundLamports: allowNetLoss ? null : returns > baseFees ? returns - baseFees : 0n,
+  });
+}
+
 /** The job's total priority fee in lamports: the caller's number as it is, or "auto" resolved. */
 export async function resolvePriorityFee(chain: ChainAdapter, job: AutoPriorityFeeJob, bounds: AutoPriorityFeeBounds, deadline: number): Promise<bigint> {
   if (job.fee !== 'auto') return job.fee;
   const sending = job.actions.filter((a) => ACTIONS_THAT_SEND.has(a.action));
   // A job of n accounts has at most n transactions: a bound on its base fees that needs no packing.
   const baseFeesAtMost = signatureFees(2 * Math.max(1, sending.length));
-  const returns = sending.reduce((sum, a) => sum + a.returnsLamports, 0n);
   const computeUnits = sending.reduce((sum, a) => sum + computeUnitsPerAccount(a) + (a.harvest ? COMPUTE_UNITS_FOR_HARVEST : 0), 0);
   // The owner and the fee payer are written by every transaction: asked first.
-  const written: Address[] = [job.owner];
   const sponsorMayPay = job.sponsor !== null && job.feePayer !== 'owner';
-  if (sponsorMayPay) written.push(job.sponsor!.address);
-  for (const action of sending) {
-    written.push(action.account.address);
-    if (action.action === 'burn_and_close' || action.harvest) written.push(action.account.mint);
-  }
-  const price = recentFeePercentile(await readRecentPriorityFees(chain, written, deadline));
-  const uncapped = autoPriorityFeeLamports({
-    microLamportsPerComputeUnit: price,
-    computeUnitsUpperBound: computeUnits,
-    maxMicroLamportsPerComputeUnit: bounds.maxMicroLamports,
-    maxPriorityFeeLamports: bounds.maxPriorityFeeLamports,
-    netLossBoundLamports: job.allowNetLoss ? null : returns > baseFeesAtMost ? returns - baseFeesAtMost : 0n,
-  });
+  const written: Address[] = [job.owner, ...(sponsorMayPay ? [job.sponsor!.address] : []), ...accountsWrittenBy(sending)];
+  const price = await recentAutoPrice(chain, written, deadline);
+  const uncapped = autoFeeWithinBounds(price, sending, computeUnits, baseFeesAtMost, job.allowNetLoss, bounds);
   // The sponsor pays when asked to, or ("auto") when the owner cannot pay this fee up front and
   // keep its reserve: then the fee must be one the sponsor's bound accepts, or the job is refused.
   const ownerCannotPay = job.state.ownerLamports < uncapped + baseFeesAtMost + rentExemptMinimum(job.state.rent, 0);

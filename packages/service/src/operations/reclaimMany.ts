@@ -28,11 +28,13 @@ import { chooseTransactionVersion, TRANSACTION_VERSIONS, type TransactionVersion
 import { rememberedV1Gate, rememberV1GateFrom, V1_TRANSACTIONS_FEATURE } from '../chain/featureGate.ts';
 import { v1PriceFrom, v1SimulationMessage } from './compileV1.ts';
 import type { Price } from '../plan/pricing.ts';
-import { computeUnitPriceFor } from '../plan/priorityFee.ts';
+import { computeUnitPriceFor, type PriorityFeeRequest } from '../plan/priorityFee.ts';
 import { rentExemptMinimum } from '../plan/rent.ts';
 import { mapConcurrently, SIMULATIONS_AT_ONCE } from '../plan/slices.ts';
 import type { OperationLocks } from '../store/operationLocks.ts';
 import type { SentTransactionLog } from '../store/sentTransactions.ts';
+import type { AutoPriorityFeeBounds } from './autoPriorityFee.ts';
+import { manyPriorityFee } from './autoPriorityFeeMany.ts';
 import { describeManyOutcome } from './describe.ts';
 import { signLandReport } from './execute.ts';
 import { inOwnerTurns } from './ownerTurns.ts';
@@ -46,6 +48,9 @@ import { classifySimulationError } from './simulationFailure.ts';
 import type { SponsorPolicy } from './sponsorPolicy.ts';
 import { MAX_RELAY_TOKEN_MESSAGES } from './relayToken.ts';
 
+/** A keyed reclaim's result, with the job's total priority fee asked for ("auto" resolved; what landed paid at most this). */
+export type ManyResultWithFee = ManyResult & { priorityFeeLamports: bigint };
+
 export interface ReclaimManyDeps {
   chain: ChainAdapter;
   sentTransactions: SentTransactionLog;
@@ -56,6 +61,8 @@ export interface ReclaimManyDeps {
   sponsorPolicy: SponsorPolicy | null;
   /** Told the messages of each prepare answer: their relays count once (src/http/rateLimit.ts). */
   recordPrepared(messages: readonly Uint8Array[]): Promise<void>;
+  /** The operator's bounds on what `priorityFee: "auto"` resolves to (src/operations/autoPriorityFeeMany.ts). */
+  autoPriorityFee: AutoPriorityFeeBounds;
 }
 
 export interface ManyRequest {
@@ -63,7 +70,8 @@ export interface ManyRequest {
   owners: readonly Address[];
   /** Mints whose balances are burned before the close (the native mint: unwrap wrapped SOL). */
   burn: readonly Address[];
-  priorityFeeLamports: bigint;
+  /** The job's total priority fee: lamports, or "auto" (resolved once per request: autoPriorityFeeMany.ts). */
+  priorityFeeLamports: PriorityFeeRequest;
   allowNetLoss: boolean;
   /**
    * The transaction versions the signer takes. Default legacy and v0: a keyless signer, or a
@@ -101,6 +109,8 @@ export interface ManyPlan {
   returnsLamports: bigint;
   netLamports: bigint;
   skippedAccounts: ManySkippedAccount[];
+  /** The job's total priority fee, "auto" resolved: a prepare asking for this number plans the same fees. */
+  priorityFeeLamports: bigint;
 }
 
 
@@ -147,9 +157,10 @@ function manyPriceSteps(
 }
 
 /** The one summary (totalsOf) of the job's priced transactions; `rejected`: the accounts of owners left out because the node refused their closes. */
-function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[], rejected: readonly ManySkippedAccount[] = []): ManyPlan {
+function summarize(owners: OwnerPlan[], transactions: PricedManyTransaction[], priorityFeeLamports: bigint, rejected: readonly ManySkippedAccount[] = []): ManyPlan {
   return {
     owners,
+    priorityFeeLamports,
     transactions,
     ...totalsOf(transactions.flatMap((t) => t.actions.map((a) => a.action)), transactions),
     skippedAccounts: [...owners.flatMap((o) => skippedOf(o.actions).map((s) => ({ ...s, owner: o.state.owner }))), ...rejected],
@@ -188,7 +199,7 @@ export interface ReclaimMany {
     job: ManyJob,
     keys: { feePayer: KeyPairSigner; owners: ReadonlyMap<Address, KeyPairSigner> },
     options: { deadline: number; recordSent?: RecordSent },
-  ): Promise<ManyResult>;
+  ): Promise<ManyResultWithFee>;
 }
 
 export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
@@ -264,24 +275,31 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       );
     }
     if (packed.length === 0) {
-      const skipped = summarize(owners, []).skippedAccounts;
+      const skipped = summarize(owners, [], 0n).skippedAccounts;
       throw new CinderError('NOTHING_TO_RECLAIM', { reason: 'owners', owners: job.owners.length, skipped });
     }
     const reserve = rentExemptMinimum(rent!, 0);
     const feePayerLamports = also.get(job.feePayer)?.lamports ?? 0n;
     const steps = manyPriceSteps(job.feePayer, job.destination, lifetime, version);
+    const feeFor = await manyPriorityFee(
+      chain,
+      { fee: job.priorityFeeLamports, payers: [job.feePayer, job.destination], packed, allowNetLoss: job.allowNetLoss },
+      deps.autoPriorityFee,
+      deadline,
+    );
     // Owners whose closes the node refuses (they changed since they were read) are left out with
     // their reason, and the others packed again: one wallet never blocks the rest of the job.
     const rejected: ManySkippedAccount[] = [];
     let remaining = owners;
     let current = packed;
     for (let round = 1; ; round++) {
-      const shares = current.map((_, i) => priorityShare(job.priorityFeeLamports, current.length, i));
+      const priorityFeeLamports = feeFor(current);
+      const shares = current.map((_, i) => priorityShare(priorityFeeLamports, current.length, i));
       // Said from the fee bounds before any simulation: a fee payer that cannot pay costs no RPC call more.
       assertFeePayerCanPay(job.feePayer, feePayerLamports, current.map((t, i) => feeUpperBound(t.signatures, shares[i]!)), reserve);
-      const { priced: transactions, failed } = await priceTransactions(chain, current, { priorityFeeLamports: job.priorityFeeLamports }, steps, deadline);
+      const { priced: transactions, failed } = await priceTransactions(chain, current, { priorityFeeLamports }, steps, deadline);
       if (failed.length === 0) {
-        const result = summarize(owners, transactions, rejected);
+        const result = summarize(owners, transactions, priorityFeeLamports, rejected);
         assertFeePayerCanPay(job.feePayer, feePayerLamports, transactions.map((t) => t.feeLamports), reserve);
         assertFeeWithinReclaim(result.returnsLamports, result.feeLamports, job.allowNetLoss);
         return { ...result, lifetime };
@@ -340,8 +358,11 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       const deadline = Date.now() + deps.operationDeadlineMs;
       const { owners, packed, version } = await planOwners(request, PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, [], deadline);
       const steps = manyPriceSteps(PLACEHOLDER_FEE_PAYER, PLACEHOLDER_DESTINATION, null, version);
-      const { priced } = await priceTransactions(chain, packed, { priorityFeeLamports: request.priorityFeeLamports, simulated: 0 }, steps, deadline);
-      return summarize(owners, priced);
+      // No fee payer nor destination yet: "auto" reads the recent fees of the accounts that close.
+      const feeFor = await manyPriorityFee(chain, { fee: request.priorityFeeLamports, payers: [], packed, allowNetLoss: request.allowNetLoss }, deps.autoPriorityFee, deadline);
+      const priorityFeeLamports = feeFor(packed);
+      const { priced } = await priceTransactions(chain, packed, { priorityFeeLamports, simulated: 0 }, steps, deadline);
+      return summarize(owners, priced, priorityFeeLamports);
     },
 
     /** POST /api/reclaim_rent/prepare with owners: the unsigned transactions, for the fee payer and the owners to sign. */
@@ -360,10 +381,10 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
       job: ManyJob,
       keys: { feePayer: KeyPairSigner; owners: ReadonlyMap<Address, KeyPairSigner> },
       options: { deadline: number; recordSent?: RecordSent },
-    ): Promise<ManyResult> {
+    ): Promise<ManyResultWithFee> {
       const { deadline } = options;
       // The turns of every owner, the same turns the one-owner doors take (ownerTurns.ts).
-      const turns = { deadline, busyCode: 'RECLAIM_IN_PROGRESS', nameOwner: true, keepWhile: (result: ManyResult) => result.status === 'pending' } as const;
+      const turns = { deadline, busyCode: 'RECLAIM_IN_PROGRESS', nameOwner: true, keepWhile: (result: ManyResultWithFee) => result.status === 'pending' } as const;
       return inOwnerTurns(deps.locks, job.owners, turns, async (holdForLanding) => {
           // An outstanding sponsored operation of an owner would fail if this closed its accounts first.
           if (deps.sponsorPolicy) for (const owner of job.owners) await deps.sponsorPolicy.assertNoTurn(owner);
@@ -397,6 +418,7 @@ export function createReclaimMany(deps: ReclaimManyDeps): ReclaimMany {
             feeLamports,
             netLamports,
             skippedAccounts: manyPlan.skippedAccounts,
+            priorityFeeLamports: manyPlan.priorityFeeLamports,
           };
           return { ...result, message: describeManyOutcome(result, job.owners.length) };
       });

@@ -41,12 +41,6 @@ export function priorityFeeRequest(priorityFee: number | 'auto' | undefined, max
   return priorityFeeToLamports(priorityFee ?? 0, maxLamports);
 }
 
-/** A door that plans without the cluster's recent fees (the many-owner form) takes a number only. */
-export function numericPriorityFee(priorityFee: number | 'auto' | undefined, maxLamports: bigint): bigint {
-  if (priorityFee === 'auto') throw invalidFee('"auto" is taken by the one-owner forms; with owners give a number of SOL (e.g. 0.0001)');
-  return priorityFeeToLamports(priorityFee ?? 0, maxLamports);
-}
-
 /**
  * The percentile of the recent per-slot fees that "auto" pays. Each entry of
  * getRecentPrioritizationFees is the lowest compute-unit price that landed in that slot while

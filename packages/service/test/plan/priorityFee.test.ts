@@ -5,7 +5,6 @@ import {
   autoPriorityFeeLamports,
   computeUnitPriceFor,
   formatSol,
-  numericPriorityFee,
   priorityFeeCharged,
   priorityFeeRequest,
   priorityFeeToLamports,
@@ -92,11 +91,11 @@ describe('priorityFee "auto": the percentile and its bounds', () => {
     assert.equal(autoPriorityFeeLamports({ ...base, microLamportsPerComputeUnit: 0n }), 0n, 'an idle cluster: no fee');
   });
 
-  it('"auto" or a number at the door; the many-owner form refuses "auto" naming the field', () => {
+  it('"auto" or a number at the door, lamports exact from the SOL decimal', () => {
     assert.equal(priorityFeeRequest('auto', 10_000_000n), 'auto');
     assert.equal(priorityFeeRequest(0.001, 10_000_000n), 1_000_000n);
     assert.equal(priorityFeeRequest(undefined, 10_000_000n), 0n);
-    assert.throws(() => numericPriorityFee('auto', 10_000_000n), (e: CinderError) => e.code === 'INVALID_PRIORITY_FEE' && e.errors?.[0]?.field === 'priorityFee');
-    assert.equal(numericPriorityFee(0.000000005, 10_000_000n), 5n);
+    assert.equal(priorityFeeRequest(0.000000005, 10_000_000n), 5n);
+    assert.throws(() => priorityFeeRequest(0.02, 10_000_000n), (e: CinderError) => e.code === 'INVALID_PRIORITY_FEE' && e.errors?.[0]?.field === 'priorityFee');
   });
 });

@@ -8,7 +8,7 @@ import Type from 'typebox';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
 import type { CinderErrorCode } from '../../errors.ts';
-import { numericPriorityFee, priorityFeeRequest } from '../../plan/priorityFee.ts';
+import { priorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { Pipeline, PipelineRequest } from '../../operations/pipeline.ts';
 import { issuePreparedRelayTokens } from '../../operations/relayToken.ts';
 import { landingOrderOf } from '../../operations/compile.ts';
@@ -54,7 +54,7 @@ async function prepareManyHandler(
     feePayer,
     destination,
     burn: [...new Set(burn)],
-    priorityFeeLamports: numericPriorityFee(body.priorityFee, config.maxPriorityFeeLamports),
+    priorityFeeLamports: priorityFeeRequest(body.priorityFee, config.maxPriorityFeeLamports),
     allowNetLoss: body.allowNetLoss ?? false,
     // Without it, the versions every signer takes (legacy and 0): v1 only for a caller that says so.
     ...(body.transactionVersions ? { transactionVersions: body.transactionVersions } : {}),
@@ -83,6 +83,7 @@ async function prepareManyHandler(
     netLamports: plan.netLamports.toString(),
     netSol: formatSol(plan.netLamports),
     skippedAccounts: skippedJson(plan.skippedAccounts),
+    priorityFeeLamports: u64(plan.priorityFeeLamports),
   };
 }
 

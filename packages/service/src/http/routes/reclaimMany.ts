@@ -10,9 +10,9 @@ import type { FastifyRequest } from 'fastify';
 import Type, { type TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
 import { CinderError } from '../../errors.ts';
-import type { ManyPlan, ManyResult, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
+import type { ManyPlan, ManyResultWithFee, ManySkippedAccount, ReclaimMany } from '../../operations/reclaimMany.ts';
 import { MAX_RELAY_TRANSACTIONS } from '../../operations/relay.ts';
-import { formatSol, numericPriorityFee } from '../../plan/priorityFee.ts';
+import { formatSol, priorityFeeRequest } from '../../plan/priorityFee.ts';
 import { TRANSACTION_VERSIONS } from '../../plan/transactionVersion.ts';
 import { validationToCinderError } from '../problem.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
@@ -27,7 +27,6 @@ import {
   operationAnswer,
   operationAnswerSchema,
   I64,
-  PriorityFeeField,
   problem,
   slotJson,
   StatusField,
@@ -56,6 +55,20 @@ const KeyField = Type.Union(
 const ownersField = (max: number) =>
   Type.Array(AddressField, { minItems: 1, maxItems: max, description: `1 to ${max} distinct wallet addresses (MAX_OWNERS_PER_REQUEST)` });
 const MintsField = { ...BurnListField, description: 'Mints whose balances are burned before their accounts are closed (the native mint: unwrap wrapped SOL). Others holding tokens are skipped.' };
+/** `priorityFee` of the many-owner forms: as the one-owner field, "auto" resolved for the whole job (no sponsor here). */
+const ManyPriorityFeeField = Type.Union(
+  [
+    Type.Number({ description: 'Total priority fee of the whole job in SOL (0 to MAX_PRIORITY_FEE_SOL, default max 0.01; at most 9 decimals), shared evenly among its transactions' }),
+    Type.Literal('auto', {
+      description:
+        "A fee from the cluster's recent fees (getRecentPrioritizationFees, 75th percentile) for the accounts the job writes (fee payer, destination, the accounts that close, the mints burned), " +
+        'over the compute units of its transactions, within AUTO_PRIORITY_FEE_MAX_MICROLAMPORTS, MAX_PRIORITY_FEE_SOL and the money rule of the whole job (no net loss unless allowNetLoss); ' +
+        'the answer states the number it resolved to (priorityFeeLamports), and a prepare asking for that number plans the fees and net the preview stated',
+    }),
+  ],
+  { description: 'Total priority fee of the job in SOL, or "auto"', examples: [0, 'auto'] },
+);
+const PriorityFeeLamportsField = { ...U64, description: 'The total priority fee of the job in lamports: the number asked for, or what "auto" resolved to' };
 const DestinationField = Type.String({ minLength: 1, maxLength: PASTED_TEXT_MAX, description: 'The address every close pays its rent to (any address outside the owners; it needs no SOL)' });
 
 export const previewManyRequestSchema = (max: number) =>
@@ -63,7 +76,7 @@ export const previewManyRequestSchema = (max: number) =>
     {
       owners: ownersField(max),
       mints: Type.Optional(MintsField),
-      priorityFee: Type.Optional(PriorityFeeField),
+      priorityFee: Type.Optional(ManyPriorityFeeField),
       transactionVersions: Type.Optional(TransactionVersionsField),
     },
     { additionalProperties: false },
@@ -75,7 +88,7 @@ export const reclaimManyRequestSchema = (max: number) =>
       userPrivateKeys: Type.Array(KeyField, { minItems: 1, maxItems: max, description: `1 to ${max} owners' keys, one owner each` }),
       feePayerPrivateKey: KeyField,
       destination: DestinationField,
-      priorityFee: PriorityFeeField,
+      priorityFee: ManyPriorityFeeField,
       mints: Type.Optional(MintsField),
       allowNetLoss: Type.Optional(AllowNetLossField),
     },
@@ -88,7 +101,7 @@ export const prepareManyRequestSchema = (max: number) =>
       owners: ownersField(max),
       feePayer: Type.String({ minLength: 1, maxLength: PASTED_TEXT_MAX, description: 'The address that pays every fee and signs every transaction ("sponsor" is refused: see docs/many-wallets.md)' }),
       destination: DestinationField,
-      priorityFee: Type.Optional(PriorityFeeField),
+      priorityFee: Type.Optional(ManyPriorityFeeField),
       mints: Type.Optional(MintsField),
       allowNetLoss: Type.Optional(AllowNetLossField),
       transactionVersions: Type.Optional(TransactionVersionsField),
@@ -123,6 +136,7 @@ export const PreviewManyResponseSchema = Type.Object({
   netLamports: I64,
   netSol: Type.String(),
   skippedAccounts: Type.Array(ManySkippedSchema),
+  priorityFeeLamports: PriorityFeeLamportsField,
 });
 
 const ManyTransactionSchema = Type.Object({
@@ -148,6 +162,7 @@ export const ReclaimManyResponseSchema = operationAnswerSchema(
     netLamports: I64,
     netSol: Type.String(),
     skippedAccounts: Type.Array(ManySkippedSchema),
+    priorityFeeLamports: PriorityFeeLamportsField,
   }),
   { transactionId: 'Signature of the first transaction' },
 );
@@ -175,6 +190,7 @@ export const PrepareManyResponseSchema = Type.Object({
   netLamports: I64,
   netSol: Type.String(),
   skippedAccounts: Type.Array(ManySkippedSchema),
+  priorityFeeLamports: PriorityFeeLamportsField,
 });
 
 /** A key decoded into a non-extractable signer, or the problem of `field` (its reason, never the key). */
@@ -199,11 +215,12 @@ function previewJson(plan: ManyPlan) {
     netLamports: plan.netLamports.toString(),
     netSol: formatSol(plan.netLamports),
     skippedAccounts: skippedJson(plan.skippedAccounts),
+    priorityFeeLamports: u64(plan.priorityFeeLamports),
   };
 }
 
 /** A keyed reclaim of many wallets' answer: the specification's answer shape, its details those of many owners. */
-export function manyResultJson(result: ManyResult) {
+export function manyResultJson(result: ManyResultWithFee) {
   return operationAnswer(result, {
     signatures: result.signatures,
     feePayer: result.feePayer,
@@ -219,6 +236,7 @@ export function manyResultJson(result: ManyResult) {
     netLamports: result.netLamports.toString(),
     netSol: formatSol(result.netLamports),
     skippedAccounts: skippedJson(result.skippedAccounts),
+    priorityFeeLamports: u64(result.priorityFeeLamports),
   });
 }
 
@@ -313,7 +331,7 @@ export function registerReclaimManyRoutes(app: CinderApp, deps: ReclaimManyRoute
       const owners = checks.list(request.body.owners, 'owners', 'INVALID_OWNER', 'owner');
       const burn = [...new Set(checks.list(request.body.mints ?? [], 'mints', 'INVALID_MINT'))];
       checks.done();
-      const priorityFeeLamports = numericPriorityFee(request.body.priorityFee, config.maxPriorityFeeLamports);
+      const priorityFeeLamports = priorityFeeRequest(request.body.priorityFee, config.maxPriorityFeeLamports);
       // One of the client's preview slots for the whole request (src/http/rateLimit.ts), whatever its size.
       const release = previewSlots.acquire(request.cinderClient);
       try {

@@ -8,7 +8,7 @@ import Type from 'typebox';
 import type { FieldProblem } from '../../errors.ts';
 import type { AppDeps, CinderApp } from '../types.ts';
 import { API_PROBLEMS, JSON_BODY_PROBLEMS } from '../routeConfig.ts';
-import { numericPriorityFee, priorityFeeRequest } from '../../plan/priorityFee.ts';
+import { priorityFeeRequest } from '../../plan/priorityFee.ts';
 import type { Pipeline } from '../../operations/pipeline.ts';
 import { readMintMetadata } from '../../operations/mintMetadata.ts';
 import type { PreviewSlots } from '../rateLimit.ts';
@@ -86,7 +86,7 @@ async function reclaimManyHandler(
   if (feePayer === null || keyProblems.length > 0 || checks.problems.length > 0) {
     throw fieldsError([...keyProblems.map((p) => ({ ...p, code: 'INVALID_PRIVATE_KEY' as const })), ...checks.problems]);
   }
-  const priorityFeeLamports = numericPriorityFee(body.priorityFee, config.maxPriorityFeeLamports);
+  const priorityFeeLamports = priorityFeeRequest(body.priorityFee, config.maxPriorityFeeLamports);
   const result = await reclaimMany.execute(
     { owners: [...owners.keys()], feePayer: feePayer.address, destination, burn: [...new Set(burn)], priorityFeeLamports, allowNetLoss: body.allowNetLoss ?? false, seedKeys },
     { feePayer, owners },
