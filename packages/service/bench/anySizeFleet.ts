@@ -6,12 +6,16 @@
  * 0.4 s and as processed until 1.2 s after it was sent). The time is from the command's start to its
  * exit, which comes once the last transaction has landed (it follows every one to its end).
  *
- * Measured twice in the same process, each on a fresh chain and fleet (FLEET_VARIANTS): the command
- * as it is (the wallets prepared in parts of PART_OWNERS, each part relayed as soon as it is signed
- * while the next is prepared), and the baseline, CINDER_FLEET_PART_OWNERS=1000 (one prepare request
- * for all 1,000 wallets, then its relays, RELAYS_AT_ONCE at a time as in the command): the same
- * command and relays, so that the difference is what preparing in parts and relaying while
- * preparing saves.
+ * Measured in the same process, each on a fresh chain and fleet (FLEET_VARIANTS):
+ * - the command as it is (the wallets prepared in parts of PART_OWNERS, each part relayed as soon as
+ *   it is signed while the next is prepared), with the chain and its timing proxy in a process of
+ *   their own (bench/chainServer.ts), as a cluster's RPC node is another machine;
+ * - the baseline, CINDER_FLEET_PART_OWNERS=1000 (one prepare request for all 1,000 wallets, then its
+ *   relays, RELAYS_AT_ONCE at a time as in the command): the same command and relays, so that the
+ *   difference is what preparing in parts and relaying while preparing saves;
+ * - the command on a busy cluster (the chain's busyCluster fault) with `--priority-fee auto`;
+ * - the command with the chain in the service's own process, as `npm start` runs it without an RPC
+ *   URL: the chain's work (simulations, executions, JSON) then shares the service's thread.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -20,8 +24,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { createFundedSigner, createTestApp, createTestKey, getLamports, startTestChain, writeEmptyTokenAccounts } from '@cinder/testkit';
+import { createSolanaRpc, createSolanaRpcSubscriptions } from '@solana/kit';
+import { createFundedSigner, createTestApp, createTestKey, getLamports, rpcResult, startTestChain, writeEmptyTokenAccounts, type TestChain } from '@cinder/testkit';
 import { startRpcProxy } from '../test/chain/rpcProxy.ts';
+import type { ChainServerReady } from './chainServer.ts';
+import { forkServer } from './childServer.ts';
 
 const CINDER = fileURLToPath(new URL('../../client/bin/cinder.js', import.meta.url));
 const RENT = 2_039_280n;
@@ -40,16 +47,70 @@ async function inBatches<T>(items: readonly T[], width: number, work: (item: T) 
   for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(work));
 }
 
-/** The rows of the fleet's figures: a name, and the environment the command runs with. */
-export const FLEET_VARIANTS: readonly (readonly [string, Readonly<Record<string, string>>])[] = [
-  ['in parts (the command)', {}],
-  ['baseline: one prepare', { CINDER_FLEET_PART_OWNERS: '1000' }],
+export interface FleetVariant {
+  name: string;
+  /** The environment the command runs with. */
+  env: Readonly<Record<string, string>>;
+  /** Where the chain (and its timing proxy) runs: a process of its own, or the service's. */
+  chain: 'own process' | 'service process';
+  /** The busyCluster fault, the command asking for `--priority-fee auto`. */
+  busy: boolean;
+}
+
+/** A congested cluster's median price and what paying less costs: 20 slots (8 s) of waiting (as the wallet's rows). */
+const BUSY_CLUSTER = { medianMicroLamports: 2_000, waitSlots: 20 };
+
+/** The rows of the fleet's figures. */
+export const FLEET_VARIANTS: readonly FleetVariant[] = [
+  { name: 'in parts (the command)', env: {}, chain: 'own process', busy: false },
+  { name: 'baseline: one prepare', env: { CINDER_FLEET_PART_OWNERS: '1000' }, chain: 'own process', busy: false },
+  { name: 'in parts, busy, fee auto', env: {}, chain: 'own process', busy: true },
+  { name: "in parts, chain in service's", env: {}, chain: 'service process', busy: false },
 ];
 
-export async function runFleet(wallets: number, timing: { unknownMs: number; processedUntilMs: number }, extraEnv: Readonly<Record<string, string>> = {}): Promise<FleetRun> {
+/**
+ * The chain of bench/chainServer.ts, in a process of its own, as the TestChain the testkit's
+ * helpers take: they reach it over JSON-RPC only. Its LiteSVM is in the other process.
+ */
+async function chainInOwnProcess(timing: { unknownMs: number; processedUntilMs: number }): Promise<{ chain: TestChain; serviceRpcUrl: string }> {
+  const server = await forkServer<ChainServerReady>(new URL('./chainServer.ts', import.meta.url), ['--import', 'tsx'], {
+    CHAIN_CONFIRMATION: `${timing.unknownMs},${timing.processedUntilMs}`,
+  });
+  const { rpcUrl, wsUrl, proxyUrl } = server.ready;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.child.once('exit', () => resolve());
+      server.child.send({ type: 'stop' });
+    });
+  const localnet = {
+    rpcUrl,
+    wsUrl,
+    get svm(): never {
+      throw new Error('the chain runs in a process of its own: its LiteSVM is not in this one');
+    },
+    close,
+  };
+  return { chain: { localnet, rpc: createSolanaRpc(rpcUrl), rpcSubscriptions: createSolanaRpcSubscriptions(wsUrl), close }, serviceRpcUrl: proxyUrl! };
+}
+
+async function chainInServiceProcess(timing: { unknownMs: number; processedUntilMs: number }): Promise<{ chain: TestChain; serviceRpcUrl: string }> {
   const chain = await startTestChain();
   const proxy = await startRpcProxy(chain.localnet.rpcUrl, { confirmation: timing });
-  const t = await createTestApp({ logLevel: 'warn' }, { chain, chainAdapter: { rpcUrl: proxy.url } });
+  const close = async () => {
+    await proxy.close();
+    await chain.close();
+  };
+  return { chain: { ...chain, close }, serviceRpcUrl: proxy.url };
+}
+
+export async function runFleet(wallets: number, timing: { unknownMs: number; processedUntilMs: number }, variant: FleetVariant): Promise<FleetRun> {
+  const { chain, serviceRpcUrl } = variant.chain === 'own process' ? await chainInOwnProcess(timing) : await chainInServiceProcess(timing);
+  if (variant.busy) {
+    // A full window of recent slots, as a cluster always has: the fault's fees are read over 150 slots.
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_warpSlots', [200]);
+    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ busyCluster: BUSY_CLUSTER }]);
+  }
+  const t = await createTestApp({ logLevel: 'warn' }, { chain, chainAdapter: { rpcUrl: serviceRpcUrl } });
   const dir = await mkdtemp(join(tmpdir(), 'cinder-bench-fleet-'));
   try {
     const owners = await Promise.all(Array.from({ length: wallets }, () => createTestKey()));
@@ -63,11 +124,12 @@ export async function runFleet(wallets: number, timing: { unknownMs: number; pro
     await writeFile(join(dir, 'payer.json'), JSON.stringify([...secretKey]), { mode: 0o600 });
     const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const payerBefore = await getLamports(chain, feePayer.address);
-    const env = { PATH: process.env.PATH!, HOME: dir, CINDER_URL: url, ...extraEnv };
+    const env = { PATH: process.env.PATH!, HOME: dir, CINDER_URL: url, ...variant.env };
 
     const started = performance.now();
     const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(CINDER, ['reclaim', '--keys-file', 'fleet.keys', '--fee-payer', 'payer.json', '--destination', destination, '--yes'], { cwd: dir, env, maxBuffer: 64 << 20 }, (error, _stdout, stderr) =>
+      const args = ['reclaim', '--keys-file', 'fleet.keys', '--fee-payer', 'payer.json', '--destination', destination, '--yes', ...(variant.busy ? ['--priority-fee', 'auto'] : [])];
+      execFile(CINDER, args, { cwd: dir, env, maxBuffer: 64 << 20 }, (error, _stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
       );
     });
@@ -85,7 +147,6 @@ export async function runFleet(wallets: number, timing: { unknownMs: number; pro
     return { wallets, landed: landed.length, dropped: state.transactions.length - landed.length, closed, feeLamports, ms };
   } finally {
     await t.close();
-    await proxy.close();
     await chain.close();
     await rm(dir, { recursive: true, force: true });
   }

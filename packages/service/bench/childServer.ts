@@ -5,8 +5,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 
-export function forkServer<Ready>(module: URL, execArgv: string[] = []): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(module.pathname, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(execArgv.length > 0 ? { execArgv } : {}) });
+/** `env`: variables the child gets beside this process's. */
+export function forkServer<Ready>(module: URL, execArgv: string[] = [], env: Readonly<Record<string, string>> = {}): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(module.pathname, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env }, ...(execArgv.length > 0 ? { execArgv } : {}) });
   return new Promise((resolve, reject) => {
     child.once('message', (message: Ready) => resolve({ child, ready: message }));
     child.once('exit', (code, signal) => reject(new Error(`the bench server exited (code ${code}, signal ${signal})`)));
