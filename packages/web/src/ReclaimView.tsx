@@ -148,6 +148,9 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
   const groups = preview ? groupAccounts(preview.accounts) : [];
   // Where the fees cannot be paid the plan closes nothing: the rent shown is what the empty accounts hold.
   const rentShown = canReclaim ? reclaimable : (groups.find((g) => g.name === 'close')?.lamports ?? 0n);
+  // After a reclaim that left nothing to close (and no burn chosen since), its result says what
+  // happened: totals of 0 SOL and a disabled button above it would say the opposite.
+  const finished = outcome !== null && !!summary && summary.transactions === 0 && selected.size === 0;
 
   async function run() {
     if (!target?.wallet || !owner || !summary) return;
@@ -215,7 +218,7 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
             You are looking at <code>{owner}</code> without its wallet: this is what a reclaim would do. Only its owner can do it, by connecting the wallet.
           </p>
         ) : null}
-        {summary ? (
+        {finished ? null : summary ? (
           <dl class="totals" aria-busy={loading}>
             <div>
               <dt>Rent in the accounts that close</dt>
@@ -241,7 +244,7 @@ export function ReclaimView({ cluster, onUnauthorized }: { cluster: Cluster; onU
           </p>
         ) : null}
         {preview ? <ProblemNote preview={preview} outcome={outcome} readOnly={readOnly} /> : null}
-        {readOnly ? null : (
+        {readOnly || finished ? null : (
           <div class="row">
             <button type="button" class="primary big" disabled={blocked || busy || loading} onClick={() => (toBurn.length > 0 ? setConfirming(true) : void run())}>
               {mainLabel}

@@ -310,6 +310,12 @@ describe('the web app with a browser wallet', () => {
     assert.match(await page.locator('[data-result="summary"]').innerText(), new RegExp(`Closed 2 accounts; you received ${sol(rents - fees).replace('.', '\\.')}`));
     // No explorer link on the embedded chain.
     assert.equal(await page.locator('.result a[href*="explorer"]').count(), 0);
+    // Once the wallet is read again with nothing left to close, no totals of 0 SOL and no disabled
+    // button sit above the result; the accounts that hold tokens stay below, to be chosen for burning.
+    await page.locator('dd[data-total="net"]').waitFor({ ...WAIT, state: 'detached' });
+    assert.equal(await mainButton(page).count(), 0);
+    assert.equal(await page.locator(`tr[data-account="${coin}"]`).count(), 1);
+    await look(page, '3-result-settled');
 
     // Burn the selected token: the confirmation names it and its amount.
     await page.getByRole('checkbox', { name: /Burn 1,234\.5 BURN/ }).check();
