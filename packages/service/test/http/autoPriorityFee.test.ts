@@ -17,7 +17,8 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import type { Config } from '../../src/config.ts';
-import { startRpcProxy, type RpcProxy } from '../chain/rpcProxy.ts';
+import type { RpcProxy } from '../chain/rpcProxy.ts';
+import { MEDIAN, startBusyClusterFixture, type BusyClusterFixture } from './busyClusterFixture.ts';
 import {
   createAta,
   createFundedSigner,
@@ -27,44 +28,30 @@ import {
   createTestMint,
   getLamports,
   rpcResult,
-  startTestChain,
   TOKEN_2022_PROGRAM_ADDRESS,
   type TestApp,
   type TestChain,
 } from '@cinder/testkit';
 
-/** The busy cluster's median price (µL/CU); a transaction below it waits 1,000 slots: it expires first. */
-const MEDIAN = 50_000;
-const WAIT_SLOTS = 1_000;
 /** The packer's compute-unit bounds of a wallet of 3 empty Token and 2 empty Token-2022 accounts (src/plan/pack.ts). */
 const JOB_COMPUTE_UNITS = 3 * 12_000 + 2 * 30_000;
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
 
+let fixture: BusyClusterFixture;
 let chain: TestChain;
 let proxy: RpcProxy;
 let t: TestApp;
 let payer: KeyPairSigner;
-const apps: { close(): Promise<void> }[] = [];
+let apps: BusyClusterFixture['apps'];
 
 before(async () => {
-  // Before the v1 gate: the preview (a keyed signer's) and the prepare (a wallet's) pack the same legacy transactions.
-  chain = await startTestChain({ v1Transactions: false });
-  proxy = await startRpcProxy(chain.localnet.rpcUrl);
-  t = await createTestApp({}, { chain, chainAdapter: { rpcUrl: proxy.url } });
-  payer = (await createFundedSigner(chain, 100_000_000_000n)).signer;
-  // A real cluster always has 150 recent slots to report fees for; a chain just started has a few,
-  // whose busy fees may all sit below the median. A full window makes the 75th percentile what the
-  // assertions below rely on, however fast the machine got here.
-  await rpcResult(chain.localnet.rpcUrl, 'localnet_warpSlots', [200]);
+  fixture = await startBusyClusterFixture();
+  ({ chain, proxy, t, payer, apps } = fixture);
 });
-after(async () => {
-  await Promise.all([t.close(), ...apps.map((a) => a.close())]);
-  await proxy.close();
-  await chain.close();
-});
+after(() => fixture.close());
 
-const busy = () => rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ busyCluster: { medianMicroLamports: MEDIAN, waitSlots: WAIT_SLOTS } }]);
-const idle = () => rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults');
+const busy = (median?: number) => fixture.busy(median);
+const idle = () => fixture.idle();
 
 /** An owner (funded with `lamports`, none: no SOL at all) of 3 empty Token and 2 empty Token-2022 accounts. Made while the cluster is idle. */
 async function walletOfFive(lamports: bigint | null) {
@@ -220,7 +207,7 @@ describe('priorityFee: "auto" on a busy cluster', () => {
     apps.push({ close });
     const owner = await walletOfFive(null);
     // A median so high that, unbounded, the job's fee would be 20 times the sponsor's bound.
-    await rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ busyCluster: { medianMicroLamports: 2_000_000, waitSlots: WAIT_SLOTS } }]);
+    await busy(2_000_000);
     try {
       const prepared = await post(sponsored, '/api/reclaim_rent/prepare', { owner: owner.signer.address, priorityFee: 'auto', feePayer: 'sponsor' });
       assert.equal(prepared.statusCode, 200, prepared.body);

@@ -10,41 +10,31 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPairSigner, getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import type { Config } from '../../src/config.ts';
-import { startRpcProxy, type RpcProxy } from '../chain/rpcProxy.ts';
-import { createFundedSigner, createTestApp, createTestMint, getLamports, mintTokens, rpcResult, startTestChain, type TestApp, type TestChain } from '@cinder/testkit';
+import type { RpcProxy } from '../chain/rpcProxy.ts';
+import { MEDIAN, startBusyClusterFixture, type BusyClusterFixture } from './busyClusterFixture.ts';
+import { createFundedSigner, createTestApp, createTestMint, getLamports, mintTokens, type TestApp, type TestChain } from '@cinder/testkit';
 import { balancesOf, createEmptyWallets, sum, type ManyWallet } from './manyFixture.ts';
 
-/** The busy cluster's median price (µL/CU); a transaction below it waits 1,000 slots: it expires first. */
-const MEDIAN = 50_000;
-const WAIT_SLOTS = 1_000;
 /** The packer's compute-unit bound of one empty SPL Token account's close (src/plan/pack.ts). */
 const CLOSE_COMPUTE_UNITS = 12_000;
 
+let fixture: BusyClusterFixture;
 let chain: TestChain;
 let proxy: RpcProxy;
 let t: TestApp;
 let payer: KeyPairSigner;
+let apps: BusyClusterFixture['apps'];
 let mints: { mint: Address }[];
-const apps: { close(): Promise<void> }[] = [];
 
 before(async () => {
-  // Before the v1 gate: the preview and the prepare pack the same version-0 transactions.
-  chain = await startTestChain({ v1Transactions: false });
-  proxy = await startRpcProxy(chain.localnet.rpcUrl);
-  t = await createTestApp({}, { chain, chainAdapter: { rpcUrl: proxy.url } });
-  payer = (await createFundedSigner(chain, 100_000_000_000n)).signer;
+  fixture = await startBusyClusterFixture();
+  ({ chain, proxy, t, payer, apps } = fixture);
   mints = [{ mint: await createTestMint(chain, payer, { decimals: 0 }) }, { mint: await createTestMint(chain, payer, { decimals: 0 }) }];
-  // A full window of recent slots, as a real cluster always has (see autoPriorityFee.test.ts).
-  await rpcResult(chain.localnet.rpcUrl, 'localnet_warpSlots', [200]);
 });
-after(async () => {
-  await Promise.all([t.close(), ...apps.map((a) => a.close())]);
-  await proxy.close();
-  await chain.close();
-});
+after(() => fixture.close());
 
-const busy = (median = MEDIAN) => rpcResult(chain.localnet.rpcUrl, 'localnet_setFaults', [{ busyCluster: { medianMicroLamports: median, waitSlots: WAIT_SLOTS } }]);
-const idle = () => rpcResult(chain.localnet.rpcUrl, 'localnet_clearFaults');
+const busy = (median?: number) => fixture.busy(median);
+const idle = () => fixture.idle();
 const post = (app: TestApp, url: string, payload: Record<string, unknown>) =>
   app.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload });
 const exists = async (address: Address) => (await chain.rpc.getAccountInfo(address, { encoding: 'base64' }).send()).value !== null;
